@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rmem: remote RAM over RDMA as a block device.
+#
+#   make            build rmem.ko, rmemctl and the selftests
+#   make deps       install what is missing (Debian 12 packages)
+#   make check      deps + build + boot the lab + run every selftest
+#   make lab-shell  boot the lab and get a shell in a VM
+#   make lint       checkpatch --strict and sparse on the kernel code
+#   make install    install the module (with depmod), rmemctl, man page
+
+# Kernel to build against: the running kernel's headers when it has them,
+# else the newest Debian kernel whose image and headers are both installed
+# (the one the lab boots).
+KVER_RUNNING := $(shell uname -r)
+ifneq ($(wildcard /lib/modules/$(KVER_RUNNING)/build/Makefile),)
+KDIR ?= /lib/modules/$(KVER_RUNNING)/build
+else
+KDIR ?= $(shell scripts/debian-kdir.sh)
+endif
+KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+LINUX_SRC := build/linux-src
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude/uapi
+MNL_CFLAGS := $(shell pkg-config --cflags libmnl 2>/dev/null)
+MNL_LIBS := $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl)
+
+RMEMCTL_SRCS := $(wildcard user/*.c)
+RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/rmem.h
+
+.PHONY: all module tool tests deps check lab-shell lint checkpatch sparse \
+	install clean print-kdir print-kver check-kdir
+
+all: module tool tests
+
+check-kdir:
+	@test -f "$(KDIR)/Makefile" || { echo "No kernel headers at KDIR='$(KDIR)'. Run 'make deps' or set KDIR=." >&2; exit 1; }
+
+module: check-kdir
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tool: user/rmemctl
+
+user/rmemctl: $(RMEMCTL_SRCS) $(RMEMCTL_HDRS)
+	$(CC) $(CFLAGS) $(MNL_CFLAGS) -o $@ $(RMEMCTL_SRCS) $(MNL_LIBS)
+
+tests:
+	$(MAKE) -C selftests
+
+deps:
+	@scripts/deps.sh
+
+check: deps
+	$(MAKE) all
+	selftests/run.sh $(T)
+
+lab-shell: all
+	selftests/lab/shell.sh $(TOPO)
+
+checkpatch: deps
+	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --quiet \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $(KERNEL_SRCS)
+
+sparse: check-kdir
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-D__CHECK_ENDIAN__" modules 2>&1 | tee build/sparse.log
+	@! grep -E 'warning:|error:' build/sparse.log
+
+lint: checkpatch sparse
+
+print-kdir:
+	@echo $(KDIR)
+
+print-kver:
+	@echo $(KVER)
+
+install: module tool
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(KVER)
+	install -D -m 0755 user/rmemctl $(DESTDIR)$(PREFIX)/sbin/rmemctl
+	install -D -m 0644 Documentation/rmemctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/rmemctl.8
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C selftests clean
+	rm -f user/rmemctl
+	rm -rf build/lab

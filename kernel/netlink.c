@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem: generic netlink family "rmem".
+ *
+ * Every command has its own policy; every rejection carries an extack
+ * message naming the offending attribute.
+ */
+#include <net/genetlink.h>
+#include <linux/rmem.h>
+
+#include "rmem.h"
+
+static struct genl_family rmem_nl_family;
+
+static const struct nla_policy rmem_server_policy[RMEM_A_SERVER_MAX + 1] = {
+	[RMEM_A_SERVER_NAME] = { .type = NLA_NUL_STRING, .len = 31 },
+};
+
+static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
+	[RMEM_A_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 31 },
+};
+
+static const struct nla_policy rmem_server_get_policy[RMEM_A_MAX + 1] = {
+	[RMEM_A_SERVER] = NLA_POLICY_NESTED(rmem_server_policy),
+};
+
+static const struct nla_policy rmem_dev_get_policy[RMEM_A_MAX + 1] = {
+	[RMEM_A_DEV] = NLA_POLICY_NESTED(rmem_dev_policy),
+};
+
+/**
+ * rmem_nl_server_get_doit() - look up one memory server by name
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 and a reply, or a negative errno with an extack message.
+ */
+static int rmem_nl_server_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, RMEM_A_SERVER))
+		return -EINVAL;
+	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RMEM_A_SERVER],
+			    "no such server");
+	return -ENOENT;
+}
+
+/**
+ * rmem_nl_server_get_dumpit() - list all memory servers
+ * @skb: reply buffer
+ * @cb: dump state
+ *
+ * Return: length of @skb, 0 when the dump is complete.
+ */
+static int rmem_nl_server_get_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	return 0;
+}
+
+/**
+ * rmem_nl_dev_get_doit() - look up one client device by name
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 and a reply, or a negative errno with an extack message.
+ */
+static int rmem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, RMEM_A_DEV))
+		return -EINVAL;
+	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RMEM_A_DEV],
+			    "no such device");
+	return -ENODEV;
+}
+
+/**
+ * rmem_nl_dev_get_dumpit() - list all client devices
+ * @skb: reply buffer
+ * @cb: dump state
+ *
+ * Return: length of @skb, 0 when the dump is complete.
+ */
+static int rmem_nl_dev_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return 0;
+}
+
+static const struct genl_ops rmem_nl_ops[] = {
+	{
+		.cmd = RMEM_CMD_SERVER_GET,
+		.doit = rmem_nl_server_get_doit,
+		.dumpit = rmem_nl_server_get_dumpit,
+		.policy = rmem_server_get_policy,
+		.maxattr = RMEM_A_MAX,
+	},
+	{
+		.cmd = RMEM_CMD_DEV_GET,
+		.doit = rmem_nl_dev_get_doit,
+		.dumpit = rmem_nl_dev_get_dumpit,
+		.policy = rmem_dev_get_policy,
+		.maxattr = RMEM_A_MAX,
+	},
+};
+
+static const struct genl_multicast_group rmem_nl_mcgrps[] = {
+	{ .name = RMEM_MCGRP_EVENTS },
+};
+
+static struct genl_family rmem_nl_family __ro_after_init = {
+	.name = RMEM_FAMILY_NAME,
+	.version = RMEM_FAMILY_VERSION,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = rmem_nl_ops,
+	.n_ops = ARRAY_SIZE(rmem_nl_ops),
+	.mcgrps = rmem_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(rmem_nl_mcgrps),
+};
+
+/**
+ * rmem_nl_init() - register the generic netlink family
+ *
+ * Return: 0 or a negative errno.
+ */
+int rmem_nl_init(void)
+{
+	return genl_register_family(&rmem_nl_family);
+}
+
+/**
+ * rmem_nl_exit() - unregister the generic netlink family
+ */
+void rmem_nl_exit(void)
+{
+	genl_unregister_family(&rmem_nl_family);
+}

@@ -1,0 +1,265 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The rmem lab: QEMU (TCG) VMs running the Debian kernel that rmem.ko is
+# built for, each sharing the host's / read-only over 9p.  Source this file,
+# then:
+#
+#   lab_start one            one VM "host": Soft-RoCE rxe0 on dummy0
+#   lab_start two            VMs "server" and "client": rxe0 on a virtio NIC,
+#                            wired point to point by QEMU UDP sockets
+#   lab_exec VM CMD...       run a shell command in VM, print its output,
+#                            return its exit status (LAB_TIMEOUT seconds)
+#   lab_link VM off|on       cut or restore VM's NIC (QMP set_link)
+#   lab_poweroff VM          pull VM's plug at once (QMP quit)
+#   lab_stop                 orderly shutdown of all VMs, collect logs
+#
+# An EXIT trap stops the VMs, saves every VM's kernel log and fails the test
+# (exit 1) if any log has a BUG/WARNING/Oops/... line, which it prints.
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$LAB_DIR/../.." && pwd)
+LAB_BUILD=${LAB_BUILD:-$REPO/build/lab}
+LAB_MEM=${LAB_MEM:-1024}
+LAB_CPUS=${LAB_CPUS:-2}
+LAB_TIMEOUT=${LAB_TIMEOUT:-300}
+LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-180}
+# Addresses live only on the VMs' private virtual wire (RFC 2544 range).
+LAB_ADDR_ONE=198.18.0.1
+LAB_ADDR_SERVER=198.18.1.1
+LAB_ADDR_CLIENT=198.18.1.2
+LAB_PREFIX=24
+
+# Kernel log lines that fail a test.
+LAB_BAD_RE='(^|[^_A-Za-z])BUG[: ]|WARNING:|Oops|KASAN|list_add corruption|hung task|blocked for more than|refcount_t'
+
+declare -A LAB_PID=()
+LAB_VMS=()
+LAB_RUN=
+
+lab_log() { echo "# lab: $*"; }
+
+# lab_kver: the kernel release rmem.ko was built for (= the kernel booted).
+lab_kver()
+{
+	make -s -C "$REPO" print-kver
+}
+
+lab_prepare()
+{
+	LAB_KVER=$(lab_kver) || return 1
+	LAB_VMLINUZ=/boot/vmlinuz-$LAB_KVER
+	[ -r "$LAB_VMLINUZ" ] || { lab_log "no $LAB_VMLINUZ (install linux-image-$LAB_KVER)"; return 1; }
+	LAB_INITRD=$LAB_BUILD/initramfs-$LAB_KVER.cpio.gz
+	if [ ! -e "$LAB_INITRD" ] || [ "$LAB_DIR/initramfs-init" -nt "$LAB_INITRD" ] ||
+	   [ "$LAB_DIR/mkinitramfs.sh" -nt "$LAB_INITRD" ]; then
+		"$LAB_DIR/mkinitramfs.sh" "$LAB_KVER" "$LAB_INITRD" || return 1
+	fi
+	mkdir -p "$LAB_BUILD"
+	LAB_RUN=$(mktemp -d "$LAB_BUILD/run.XXXXXX")
+	trap lab_exit EXIT
+	trap 'exit 143' TERM INT
+}
+
+# lab_boot NAME NET [extra qemu args...]: boot one VM, wait until ready.
+lab_boot()
+{
+	local name=$1 net=$2
+	shift 2
+	local dir=$LAB_RUN/$name
+	mkdir -p "$dir/job"
+	local cmdline="console=ttyS0 panic=1 rmem_lab_init=$LAB_DIR/guest-init"
+	cmdline+=" rmem_lab_repo=$REPO rmem_lab_name=$name rmem_lab_net=$net"
+	qemu-system-x86_64 -name "$name" -nodefaults -no-user-config \
+		-accel tcg,thread=multi -cpu max -smp "$LAB_CPUS" -m "$LAB_MEM" \
+		-kernel "$LAB_VMLINUZ" -initrd "$LAB_INITRD" -append "$cmdline" \
+		-display none -serial "file:$dir/console.log" -no-reboot \
+		-qmp "unix:$dir/qmp.sock,server=on,wait=off" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$dir/job,mount_tag=job,security_model=none" \
+		"$@" > "$dir/qemu.log" 2>&1 &
+	LAB_PID[$name]=$!
+	LAB_VMS+=("$name")
+	local t=0
+	while [ ! -e "$dir/job/ready" ]; do
+		if ! kill -0 "${LAB_PID[$name]}" 2>/dev/null; then
+			lab_log "$name: QEMU exited during boot"
+			sed 's/^/# /' "$dir/qemu.log"; tail -n 30 "$dir/console.log" | sed 's/^/# /'
+			return 1
+		fi
+		if [ $t -ge $((LAB_BOOT_TIMEOUT * 5)) ]; then
+			lab_log "$name: not ready after ${LAB_BOOT_TIMEOUT}s"
+			tail -n 30 "$dir/console.log" | sed 's/^/# /'
+			return 1
+		fi
+		sleep 0.2
+		t=$((t + 1))
+	done
+	lab_log "$name up in $((t / 5)).$((t % 5 * 2))s"
+}
+
+# lab_start one|two: boot a topology.
+lab_start()
+{
+	lab_prepare || return 1
+	LAB_TOPOLOGY=$1
+	case "$1" in
+	one)
+		lab_boot host "dummy0:$LAB_ADDR_ONE/$LAB_PREFIX" -nic none
+		LAB_SERVER=host LAB_CLIENT=host
+		LAB_SERVER_ADDR=$LAB_ADDR_ONE
+		;;
+	two)
+		local base=$((20000 + ($$ % 20000) * 2))
+		lab_boot server "eth0:$LAB_ADDR_SERVER/$LAB_PREFIX" \
+			-netdev "socket,id=n0,udp=127.0.0.1:$((base + 1)),localaddr=127.0.0.1:$base" \
+			-device virtio-net-pci,netdev=n0,mac=52:54:00:72:6d:01 || return 1
+		lab_boot client "eth0:$LAB_ADDR_CLIENT/$LAB_PREFIX" \
+			-netdev "socket,id=n0,udp=127.0.0.1:$base,localaddr=127.0.0.1:$((base + 1))" \
+			-device virtio-net-pci,netdev=n0,mac=52:54:00:72:6d:02 || return 1
+		LAB_SERVER=server LAB_CLIENT=client
+		LAB_SERVER_ADDR=$LAB_ADDR_SERVER
+		;;
+	*) lab_log "unknown topology $1"; return 1 ;;
+	esac
+}
+
+# lab_exec [-t SECONDS] VM CMD...: run CMD (one shell string) in VM.
+lab_exec()
+{
+	local timeout=$LAB_TIMEOUT
+	if [ "$1" = -t ]; then timeout=$2; shift 2; fi
+	local name=$1
+	shift
+	local cmd=$LAB_RUN/$name/job/cmd
+	mkdir -p "$cmd"
+	local n=$(( $(cat "$cmd/.seq" 2>/dev/null || echo 0) + 1 ))
+	echo "$n" > "$cmd/.seq"
+	printf 'set -o pipefail\n%s\n' "$*" > "$cmd/$n.sh.tmp"
+	mv "$cmd/$n.sh.tmp" "$cmd/$n.sh"
+	local t=0
+	while [ ! -e "$cmd/$n.rc" ]; do
+		if [ $t -ge $((timeout * 10)) ] || ! kill -0 "${LAB_PID[$name]}" 2>/dev/null; then
+			cat "$cmd/$n.out" 2>/dev/null
+			lab_log "$name: '$*' did not finish (timeout ${timeout}s or VM gone)"
+			return 124
+		fi
+		sleep 0.1
+		t=$((t + 1))
+	done
+	cat "$cmd/$n.out"
+	return "$(cat "$cmd/$n.rc")"
+}
+
+lab_qmp()
+{
+	local name=$1 json=$2
+	printf '{"execute":"qmp_capabilities"}\n%s\n' "$json" |
+		socat -t 2 - "UNIX-CONNECT:$LAB_RUN/$name/qmp.sock" > /dev/null
+}
+
+lab_link()
+{
+	local up=true
+	[ "$2" = off ] && up=false
+	lab_qmp "$1" "{\"execute\":\"set_link\",\"arguments\":{\"name\":\"n0\",\"up\":$up}}"
+}
+
+# lab_poweroff VM: the VM disappears at once, as if unplugged.
+lab_poweroff()
+{
+	local name=$1
+	lab_qmp "$name" '{"execute":"quit"}'
+	wait "${LAB_PID[$name]}" 2>/dev/null
+	LAB_PID[$name]=
+}
+
+# lab_stop: save each VM's dmesg, then power it off; kill after a grace time.
+lab_stop()
+{
+	local name pid t
+	for name in "${LAB_VMS[@]}"; do
+		pid=${LAB_PID[$name]}
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
+		lab_exec -t 30 "$name" 'dmesg > /job/dmesg.txt; sync; poweroff -f' > /dev/null 2>&1 &
+	done
+	for name in "${LAB_VMS[@]}"; do
+		pid=${LAB_PID[$name]}
+		[ -n "$pid" ] || continue
+		t=0
+		while kill -0 "$pid" 2>/dev/null && [ $t -lt 300 ]; do
+			sleep 0.1; t=$((t + 1))
+		done
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		LAB_PID[$name]=
+	done
+	wait 2>/dev/null
+}
+
+# lab_scan_logs: print bad kernel log lines of every VM; 1 if any.
+lab_scan_logs()
+{
+	local name f bad=0
+	for name in "${LAB_VMS[@]}"; do
+		for f in "$LAB_RUN/$name/console.log" "$LAB_RUN/$name/job/dmesg.txt"; do
+			[ -e "$f" ] || continue
+			if grep -aEq "$LAB_BAD_RE" "$f"; then
+				lab_log "$name: bad kernel log lines in ${f#"$LAB_RUN"/}:"
+				grep -aE -A3 "$LAB_BAD_RE" "$f" | head -n 40 | sed 's/^/# | /'
+				bad=1
+			fi
+		done
+	done
+	return $bad
+}
+
+lab_exit()
+{
+	local rc=$?
+	trap - EXIT TERM INT
+	lab_stop
+	if ! lab_scan_logs; then
+		rc=1
+	fi
+	lab_log "logs in ${LAB_RUN#"$REPO"/}"
+	exit $rc
+}
+
+# --- assertions for tests ------------------------------------------------
+LAB_FAILS=0
+
+# check DESC CMD...: run CMD on the host side, record pass/fail.
+check()
+{
+	local desc=$1
+	shift
+	if "$@"; then
+		echo "# ok: $desc"
+	else
+		echo "# FAIL: $desc"
+		LAB_FAILS=$((LAB_FAILS + 1))
+	fi
+}
+
+# check_fail DESC CMD...: CMD must fail.
+check_fail()
+{
+	local desc=$1
+	shift
+	if "$@"; then
+		echo "# FAIL: $desc (unexpected success)"
+		LAB_FAILS=$((LAB_FAILS + 1))
+	else
+		echo "# ok: $desc"
+	fi
+}
+
+# test_done: exit status of the test from the recorded checks.
+test_done()
+{
+	[ "$LAB_FAILS" -eq 0 ] && exit 0
+	echo "# $LAB_FAILS check(s) failed"
+	exit 1
+}
