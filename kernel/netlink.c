@@ -37,9 +37,23 @@ static const struct nla_policy rmem_dev_get_policy[RMEM_A_MAX + 1] = {
  */
 static int rmem_nl_server_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	if (GENL_REQ_ATTR_CHECK(info, RMEM_A_SERVER))
+	struct nlattr *tb[RMEM_A_SERVER_MAX + 1];
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, RMEM_A_SERVER)) {
+		NL_SET_ERR_MSG(info->extack, "missing server attributes");
 		return -EINVAL;
-	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RMEM_A_SERVER],
+	}
+	ret = nla_parse_nested(tb, RMEM_A_SERVER_MAX, info->attrs[RMEM_A_SERVER],
+			       rmem_server_policy, info->extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[RMEM_A_SERVER], tb,
+			      RMEM_A_SERVER_NAME)) {
+		NL_SET_ERR_MSG(info->extack, "missing server name");
+		return -EINVAL;
+	}
+	NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_SERVER_NAME],
 			    "no such server");
 	return -ENOENT;
 }
@@ -66,9 +80,23 @@ static int rmem_nl_server_get_dumpit(struct sk_buff *skb,
  */
 static int rmem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	if (GENL_REQ_ATTR_CHECK(info, RMEM_A_DEV))
+	struct nlattr *tb[RMEM_A_DEV_MAX + 1];
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, RMEM_A_DEV)) {
+		NL_SET_ERR_MSG(info->extack, "missing device attributes");
 		return -EINVAL;
-	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RMEM_A_DEV],
+	}
+	ret = nla_parse_nested(tb, RMEM_A_DEV_MAX, info->attrs[RMEM_A_DEV],
+			       rmem_dev_policy, info->extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[RMEM_A_DEV], tb,
+			      RMEM_A_DEV_NAME)) {
+		NL_SET_ERR_MSG(info->extack, "missing device name");
+		return -EINVAL;
+	}
+	NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_NAME],
 			    "no such device");
 	return -ENODEV;
 }

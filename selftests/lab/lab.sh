@@ -166,13 +166,25 @@ lab_link()
 	lab_qmp "$1" "{\"execute\":\"set_link\",\"arguments\":{\"name\":\"n0\",\"up\":$up}}"
 }
 
+# lab_kill_vm VM: wait up to 5 s for VM's QEMU to exit, then SIGKILL it.
+lab_kill_vm()
+{
+	local name=$1 pid=${LAB_PID[$1]} t=0
+	[ -n "$pid" ] || return 0
+	while kill -0 "$pid" 2>/dev/null && [ $t -lt 50 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	LAB_PID[$name]=
+}
+
 # lab_poweroff VM: the VM disappears at once, as if unplugged.
 lab_poweroff()
 {
-	local name=$1
-	lab_qmp "$name" '{"execute":"quit"}'
-	wait "${LAB_PID[$name]}" 2>/dev/null
-	LAB_PID[$name]=
+	lab_qmp "$1" '{"execute":"quit"}' || lab_log "$1: QMP quit failed, killing QEMU"
+	lab_kill_vm "$1"
 }
 
 # lab_stop: save each VM's dmesg, then power it off; kill after a grace time.
@@ -184,16 +196,15 @@ lab_stop()
 		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
 		lab_exec -t 30 "$name" 'dmesg > /job/dmesg.txt; sync; poweroff -f' > /dev/null 2>&1 &
 	done
+	# the poweroff commands above end with the VMs; give them 30 s
+	t=0
 	for name in "${LAB_VMS[@]}"; do
 		pid=${LAB_PID[$name]}
-		[ -n "$pid" ] || continue
-		t=0
-		while kill -0 "$pid" 2>/dev/null && [ $t -lt 300 ]; do
-			sleep 0.1; t=$((t + 1))
+		while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ $t -lt 300 ]; do
+			sleep 0.1
+			t=$((t + 1))
 		done
-		kill -9 "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		LAB_PID[$name]=
+		lab_kill_vm "$name"
 	done
 	wait 2>/dev/null
 }

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Netlink ABI test of the rmem generic netlink family (kselftest harness).
+ *
+ * Sends well-formed and malformed requests and checks the error code, the
+ * extack message and the attribute the kernel blames.  Needs rmem.ko loaded.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/rmem.h>
+
+#include "kselftest_harness.h"
+
+/* What the kernel answered to one request. */
+struct reply {
+	int error;		/* 0 or negative errno from NLMSG_ERROR */
+	int nmsgs;		/* data messages received */
+	char msg[256];		/* extack message, "" if none */
+	int bad_type;		/* type of the attribute at NLMSGERR_ATTR_OFFS */
+	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
+	bool has_mcgrp_events;	/* CTRL replies: "events" group present */
+	int family_version;
+	uint16_t family_id;
+};
+
+struct req {
+	char buf[16384];
+	struct nlmsghdr *nlh;
+};
+
+static struct nlmsghdr *req_start(struct req *r, uint16_t type, uint8_t cmd,
+				  uint16_t flags, uint8_t version)
+{
+	struct genlmsghdr *g;
+
+	memset(r->buf, 0, sizeof(r->buf));
+	r->nlh = mnl_nlmsg_put_header(r->buf);
+	r->nlh->nlmsg_type = type;
+	r->nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	r->nlh->nlmsg_seq = time(NULL);
+	g = mnl_nlmsg_put_extra_header(r->nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = version;
+	return r->nlh;
+}
+
+/* Find which attribute an offset into our request points at. */
+static int attr_type_at(const struct nlmsghdr *req, uint32_t offs)
+{
+	const struct nlattr *a;
+
+	if (!req || offs < NLMSG_HDRLEN || offs >= req->nlmsg_len)
+		return -1;
+	a = (const struct nlattr *)((const char *)req + offs);
+	return mnl_attr_get_type(a);
+}
+
+static void parse_ctrl(const struct nlmsghdr *nlh, struct reply *rep)
+{
+	const struct nlattr *a, *grp, *ga;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
+		switch (mnl_attr_get_type(a)) {
+		case CTRL_ATTR_FAMILY_ID:
+			rep->family_id = mnl_attr_get_u16(a);
+			break;
+		case CTRL_ATTR_VERSION:
+			rep->family_version = mnl_attr_get_u32(a);
+			break;
+		case CTRL_ATTR_MCAST_GROUPS:
+			mnl_attr_for_each_nested(grp, a)
+				mnl_attr_for_each_nested(ga, grp)
+					if (mnl_attr_get_type(ga) == CTRL_ATTR_MCAST_GRP_NAME &&
+					    !strcmp(mnl_attr_get_str(ga), RMEM_MCGRP_EVENTS))
+						rep->has_mcgrp_events = true;
+			break;
+		}
+	}
+}
+
+/* Send @req, collect the whole answer into @rep.  Returns 0 or -errno. */
+static int transact(struct mnl_socket *nl, const struct nlmsghdr *req,
+		    struct reply *rep)
+{
+	char buf[16384];
+	bool done = false;
+	int len;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->bad_type = -1;
+	rep->miss_type = -1;
+	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+		return -errno;
+
+	while (!done) {
+		const struct nlmsghdr *nlh;
+
+		len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (len < 0)
+			return -errno;
+		for (nlh = (void *)buf; mnl_nlmsg_ok(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			const struct nlmsgerr *e;
+			const struct nlattr *a;
+
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (nlh->nlmsg_type != NLMSG_ERROR) {
+				rep->nmsgs++;
+				if (nlh->nlmsg_type == GENL_ID_CTRL)
+					parse_ctrl(nlh, rep);
+				continue;
+			}
+			e = mnl_nlmsg_get_payload(nlh);
+			rep->error = e->error;
+			done = true;
+			if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+				break;
+			mnl_attr_for_each(a, nlh, sizeof(*e)) {
+				switch (mnl_attr_get_type(a)) {
+				case NLMSGERR_ATTR_MSG:
+					snprintf(rep->msg, sizeof(rep->msg), "%s",
+						 mnl_attr_get_str(a));
+					break;
+				case NLMSGERR_ATTR_OFFS:
+					rep->bad_type = attr_type_at(req,
+								     mnl_attr_get_u32(a));
+					break;
+				case NLMSGERR_ATTR_MISS_TYPE:
+					rep->miss_type = mnl_attr_get_u32(a);
+					break;
+				}
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+FIXTURE(rmem) {
+	struct mnl_socket *nl;
+	uint16_t family;
+	struct req req;
+	struct reply rep;
+};
+
+FIXTURE_SETUP(rmem)
+{
+	struct nlmsghdr *nlh;
+	int one = 1;
+
+	self->nl = mnl_socket_open(NETLINK_GENERIC);
+	ASSERT_NE(NULL, self->nl);
+	ASSERT_EQ(0, mnl_socket_bind(self->nl, 0, MNL_SOCKET_AUTOPID));
+	ASSERT_EQ(0, mnl_socket_setsockopt(self->nl, NETLINK_EXT_ACK, &one, sizeof(one)));
+	ASSERT_EQ(0, mnl_socket_setsockopt(self->nl, NETLINK_CAP_ACK, &one, sizeof(one)));
+
+	nlh = req_start(&self->req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0, 1);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, RMEM_FAMILY_NAME);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	ASSERT_EQ(0, self->rep.error) TH_LOG("family rmem not found: is rmem.ko loaded?");
+	self->family = self->rep.family_id;
+	ASSERT_NE(0, self->family);
+}
+
+FIXTURE_TEARDOWN(rmem)
+{
+	if (self->nl)
+		mnl_socket_close(self->nl);
+}
+
+TEST_F(rmem, family_version_and_events_group)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = req_start(&self->req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0, 1);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, RMEM_FAMILY_NAME);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(RMEM_FAMILY_VERSION, self->rep.family_version);
+	EXPECT_TRUE(self->rep.has_mcgrp_events);
+}
+
+TEST_F(rmem, dev_dump_is_empty)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_DEV_GET, NLM_F_DUMP,
+			RMEM_FAMILY_VERSION);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(0, self->rep.error);
+	EXPECT_EQ(0, self->rep.nmsgs);
+}
+
+TEST_F(rmem, server_dump_is_empty)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_SERVER_GET,
+			NLM_F_DUMP, RMEM_FAMILY_VERSION);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(0, self->rep.error);
+	EXPECT_EQ(0, self->rep.nmsgs);
+}
+
+TEST_F(rmem, dev_get_without_nest_is_rejected)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_DEV_GET, 0,
+			RMEM_FAMILY_VERSION);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing device attributes", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV, self->rep.miss_type);
+}
+
+TEST_F(rmem, dev_get_without_name_is_rejected)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_DEV_GET, 0,
+			RMEM_FAMILY_VERSION);
+	nest = mnl_attr_nest_start(nlh, RMEM_A_DEV);
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing device name", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.miss_type);
+}
+
+TEST_F(rmem, dev_get_overlong_name_fails_policy)
+{
+	char name[100];
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	nlh = req_start(&self->req, self->family, RMEM_CMD_DEV_GET, 0,
+			RMEM_FAMILY_VERSION);
+	nest = mnl_attr_nest_start(nlh, RMEM_A_DEV);
+	mnl_attr_put_strz(nlh, RMEM_A_DEV_NAME, name);
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_NE(0, self->rep.error);
+	EXPECT_NE(0, self->rep.msg[0]);
+	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_get_name_without_nul_fails_policy)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_DEV_GET, 0,
+			RMEM_FAMILY_VERSION);
+	nest = mnl_attr_nest_start(nlh, RMEM_A_DEV);
+	mnl_attr_put_u32(nlh, RMEM_A_DEV_NAME, 0x6d656d72);
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_NE(0, self->rep.msg[0]);
+	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.bad_type);
+}
+
+TEST_F(rmem, unknown_attribute_is_rejected)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_DEV_GET, 0,
+			RMEM_FAMILY_VERSION);
+	mnl_attr_put_u32(nlh, RMEM_A_MAX + 10, 1);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_NE(0, self->rep.msg[0]);
+	EXPECT_EQ(RMEM_A_MAX + 10, self->rep.bad_type);
+}
+
+TEST_F(rmem, unknown_device_is_enodev)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_DEV_GET, 0,
+			RMEM_FAMILY_VERSION);
+	nest = mnl_attr_nest_start(nlh, RMEM_A_DEV);
+	mnl_attr_put_strz(nlh, RMEM_A_DEV_NAME, "rmem99");
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-ENODEV, self->rep.error);
+	EXPECT_STREQ("no such device", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.bad_type);
+}
+
+TEST_F(rmem, unknown_server_is_enoent)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_SERVER_GET, 0,
+			RMEM_FAMILY_VERSION);
+	nest = mnl_attr_nest_start(nlh, RMEM_A_SERVER);
+	mnl_attr_put_strz(nlh, RMEM_A_SERVER_NAME, "nosuch");
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-ENOENT, self->rep.error);
+	EXPECT_STREQ("no such server", self->rep.msg);
+	EXPECT_EQ(RMEM_A_SERVER_NAME, self->rep.bad_type);
+}
+
+TEST_F(rmem, unknown_command_is_rejected)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_MAX + 1, 0,
+			RMEM_FAMILY_VERSION);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-EOPNOTSUPP, self->rep.error);
+}
+
+TEST_HARNESS_MAIN

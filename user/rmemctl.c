@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmemctl: configure rmem, remote RAM over RDMA as a block device.
+ *
+ * rmemctl [OPTIONS] OBJECT VERB ARGS, in the style of iproute2: each
+ * object has its own file with a table of verbs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <linux/rmem.h>
+
+#include "json_print.h"
+#include "rmemctl.h"
+#include "utils.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rmemctl [OPTIONS] OBJECT { COMMAND | help }\n"
+		"       rmemctl { -V | --version }\n"
+		"       rmemctl { -h | --help }\n"
+		"where  OBJECT := { server | dev }\n"
+		"       OPTIONS := { -j | --json | -p | --pretty }\n"
+		"\n"
+		"Objects and commands may be abbreviated to a unique prefix.\n"
+		"Run \"rmemctl OBJECT help\" for the commands of an object.\n");
+}
+
+static int cmd_help(struct rmemctl *ctl)
+{
+	usage(stdout);
+	return 0;
+}
+
+static const struct cmd objects[] = {
+	{ "server",	cmd_server },
+	{ "dev",	cmd_dev },
+	{ "help",	cmd_help },
+	{ NULL,		NULL }
+};
+
+const char *arg_next(struct rmemctl *ctl)
+{
+	if (ctl->argc == 0)
+		return NULL;
+	ctl->argc--;
+	return *ctl->argv++;
+}
+
+int arg_end(struct rmemctl *ctl, usage_fn usage)
+{
+	if (ctl->argc == 0)
+		return 0;
+	pr_err("unexpected argument \"%s\"", ctl->argv[0]);
+	usage(stderr);
+	return -1;
+}
+
+int cmd_dispatch(struct rmemctl *ctl, const char *what,
+		 const struct cmd *cmds, const char *dflt, usage_fn usage)
+{
+	const char *word = arg_next(ctl);
+	const struct cmd *cmd, *found = NULL;
+	size_t len;
+	int n = 0;
+
+	if (!word)
+		word = dflt;
+	if (!word) {
+		usage(stderr);
+		return -1;
+	}
+
+	len = strlen(word);
+	for (cmd = cmds; cmd->name; cmd++) {
+		if (!strcmp(cmd->name, word)) {
+			found = cmd;
+			n = 1;
+			break;
+		}
+		if (len && !strncmp(cmd->name, word, len)) {
+			found = cmd;
+			n++;
+		}
+	}
+	if (n == 1)
+		return found->fn(ctl);
+
+	pr_err("%s %s \"%s\"", n ? "ambiguous" : "unknown", what, word);
+	usage(stderr);
+	return -1;
+}
+
+struct nl *rmemctl_nl(struct rmemctl *ctl)
+{
+	if (!ctl->nl_ready) {
+		if (nl_open(&ctl->nl) < 0)
+			return NULL;
+		ctl->nl_ready = true;
+	}
+	return &ctl->nl;
+}
+
+/* In JSON a listing is always an array, even empty or after an error. */
+int rmemctl_list(struct nl *nl, mnl_cb_t cb, void *data)
+{
+	int ret;
+
+	open_json_array(PRINT_JSON, NULL);
+	ret = nl_run(nl, cb, data);
+	close_json_array(PRINT_JSON, NULL);
+	return ret;
+}
+
+/* Report output that could not be written: 0, or 1 after an error. */
+static int flush_stdout(void)
+{
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		pr_err("write error: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json",	no_argument,	NULL, 'j' },
+		{ "pretty",	no_argument,	NULL, 'p' },
+		{ "version",	no_argument,	NULL, 'V' },
+		{ "help",	no_argument,	NULL, 'h' },
+		{ NULL,		0,		NULL, 0 }
+	};
+	struct rmemctl ctl = { 0 };
+	bool json = false, pretty = false;
+	int opt, ret;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+jpVh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			json = true;
+			pretty = true;
+			break;
+		case 'V':
+			printf("rmemctl %s (netlink family \"%s\" version %d)\n",
+			       RMEMCTL_VERSION, RMEM_FAMILY_NAME,
+			       RMEM_FAMILY_VERSION);
+			return flush_stdout();
+		case 'h':
+			usage(stdout);
+			return flush_stdout();
+		default:
+			if (optopt)
+				pr_err("unknown option \"-%c\"", optopt);
+			else
+				pr_err("unknown option \"%s\"",
+				       argv[optind - 1]);
+			usage(stderr);
+			return 1;
+		}
+	}
+
+	json_init(json, pretty);
+	ctl.argc = argc - optind;
+	ctl.argv = argv + optind;
+	ret = cmd_dispatch(&ctl, "object", objects, NULL, usage);
+
+	if (ctl.nl_ready)
+		nl_close(&ctl.nl);
+	if (flush_stdout())
+		ret = -1;
+	return ret ? 1 : 0;
+}
