@@ -6,7 +6,7 @@
 #   make deps       install what is missing (Debian 12 packages)
 #   make check      deps + build + boot the lab + run every selftest
 #   make lab-shell  boot the lab and get a shell in a VM
-#   make lint       checkpatch --strict and sparse on the kernel code
+#   make lint       checkpatch --strict, kernel-doc and sparse on kernel code
 #   make install    install the module (with depmod), rmemctl, man page
 
 # Kernel to build against: the running kernel's headers when it has them,
@@ -32,9 +32,9 @@ MNL_LIBS := $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl)
 
 RMEMCTL_SRCS := $(wildcard user/*.c)
 RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
-KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/rmem.h
+KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/uapi/linux/rmem.h
 
-.PHONY: all module tool tests deps check lab-shell lint checkpatch sparse \
+.PHONY: all module tool tests deps check lab-shell lint checkpatch kernel-doc sparse \
 	install clean print-kdir print-kver check-kdir
 
 all: module tool tests
@@ -65,13 +65,17 @@ lab-shell: all
 
 checkpatch: deps
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --quiet \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $(KERNEL_SRCS)
+		-f $(KERNEL_SRCS)
+
+kernel-doc: deps
+	perl $(LINUX_SRC)/scripts/kernel-doc -none -v $(KERNEL_SRCS) 2>&1 | tee build/kernel-doc.log
+	@! grep -E 'warning|error' build/kernel-doc.log
 
 sparse: check-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-D__CHECK_ENDIAN__" modules 2>&1 | tee build/sparse.log
 	@! grep -E 'warning:|error:' build/sparse.log
 
-lint: checkpatch sparse
+lint: checkpatch kernel-doc sparse
 
 print-kdir:
 	@echo $(KDIR)

@@ -63,6 +63,7 @@ if [ ! -e "$STAMP" ] || [ "$TARBALL" -nt "$STAMP" ]; then
 		"$top/scripts/checkpatch.pl" \
 		"$top/scripts/spelling.txt" \
 		"$top/scripts/const_structs.checkpatch" \
+		"$top/scripts/kernel-doc" \
 		"$top/tools/testing/selftests/kselftest_harness.h" \
 		"$top/tools/testing/selftests/kselftest.h"
 	touch "$STAMP"

@@ -14,6 +14,10 @@
 #   lab_poweroff VM          pull VM's plug at once (QMP quit)
 #   lab_stop                 orderly shutdown of all VMs, collect logs
 #
+# Every VM also has an interactive root shell on a virtio console, reachable
+# while it runs with: socat -,raw,echo=0,escape=0x1d UNIX-CONNECT:RUN/VM/shell.sock
+# (RUN is printed at the end of each test; Ctrl-] leaves).
+#
 # An EXIT trap stops the VMs, saves every VM's kernel log and fails the test
 # (exit 1) if any log has a BUG/WARNING/Oops/... line, which it prints.
 
@@ -75,6 +79,8 @@ lab_boot()
 		-kernel "$LAB_VMLINUZ" -initrd "$LAB_INITRD" -append "$cmdline" \
 		-display none -serial "file:$dir/console.log" -no-reboot \
 		-qmp "unix:$dir/qmp.sock,server=on,wait=off" \
+		-chardev "socket,id=shell,path=$dir/shell.sock,server=on,wait=off" \
+		-device virtio-serial-pci -device virtconsole,chardev=shell \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$dir/job,mount_tag=job,security_model=none" \
