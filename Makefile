@@ -35,7 +35,7 @@ RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
 KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/uapi/linux/rmem.h
 
 .PHONY: all module tool tests deps check lab-shell lint checkpatch kernel-doc sparse \
-	install clean print-kdir print-kver check-kdir
+	install clean print-kdir print-kver check-kdir check-spec
 
 all: module tool tests
 
@@ -94,3 +94,6 @@ clean:
 	$(MAKE) -C selftests clean
 	rm -f user/rmemctl
 	rm -rf build/lab
+
+check-spec:
+	python3 scripts/check-spec.py

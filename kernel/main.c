@@ -4,29 +4,69 @@
  *
  * Module entry points.  One module holds both roles: the memory server
  * (donor) and the block device client; both are driven over the generic
- * netlink family "rmem".
+ * netlink family "rmem".  Module parameters only set defaults.
+ *
+ * Unloading removes every device and every server.  While a device is
+ * open (mounted, swap) the block layer holds a module reference, so the
+ * unload is refused until it is closed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/workqueue.h>
 
 #include "rmem.h"
+
+unsigned int rmem_default_queue_depth = 128;
+module_param_named(queue_depth, rmem_default_queue_depth, uint, 0644);
+MODULE_PARM_DESC(queue_depth, "Default requests in flight per queue (1-1024)");
+
+unsigned int rmem_default_mr_size_mb = 64;
+module_param_named(mr_size_mb, rmem_default_mr_size_mb, uint, 0644);
+MODULE_PARM_DESC(mr_size_mb, "Default server chunk (memory region) size in MiB");
+
+unsigned int rmem_connect_timeout_ms = 3000;
+module_param_named(connect_timeout_ms, rmem_connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connect_timeout_ms, "Address and route resolution timeout");
+
+struct workqueue_struct *rmem_wq;
 
 static int __init rmem_init(void)
 {
 	int ret;
 
+	if (!rmem_default_queue_depth || rmem_default_queue_depth > 1024 ||
+	    !rmem_default_mr_size_mb || !rmem_connect_timeout_ms) {
+		pr_err("invalid module parameter\n");
+		return -EINVAL;
+	}
+	rmem_wq = alloc_workqueue("rmem", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!rmem_wq)
+		return -ENOMEM;
+	rmem_server_init();
+	ret = rmem_client_init();
+	if (ret)
+		goto out_destroy_wq;
 	ret = rmem_nl_init();
 	if (ret)
-		return ret;
-
+		goto out_client_exit;
 	pr_info("loaded\n");
 	return 0;
+
+out_client_exit:
+	rmem_client_exit();
+out_destroy_wq:
+	destroy_workqueue(rmem_wq);
+	return ret;
 }
 
 static void __exit rmem_exit(void)
 {
+	/* no new commands, then tear down what exists */
 	rmem_nl_exit();
+	rmem_client_exit();
+	rmem_server_del_all();
+	destroy_workqueue(rmem_wq);
 	pr_info("unloaded\n");
 }
 

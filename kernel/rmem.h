@@ -5,7 +5,138 @@
 #ifndef _RMEM_H
 #define _RMEM_H
 
+#include <linux/inet.h>
+#include <linux/in6.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/socket.h>
+#include <linux/workqueue.h>
+#include <linux/rmem.h>
+
+struct sk_buff;
+struct rmem_server;
+struct rmem_dev;
+
+/* Defaults; module parameters (main.c) may change them. */
+extern unsigned int rmem_default_queue_depth;
+extern unsigned int rmem_default_mr_size_mb;
+extern unsigned int rmem_connect_timeout_ms;
+
+/* Long-running work of both roles: session setup, teardown, errors. */
+extern struct workqueue_struct *rmem_wq;
+
+/**
+ * struct rmem_prefix - an allowed client address prefix
+ * @addr: network address (port unused)
+ * @len: prefix length in bits
+ */
+struct rmem_prefix {
+	struct sockaddr_storage addr;
+	u8 len;
+};
+
+/**
+ * struct rmem_server_cfg - what SERVER_ADD asks for
+ * @name: server name
+ * @addr: address and port to listen on
+ * @pool_size: bytes to export
+ * @mr_size: bytes per chunk wanted (0: default)
+ * @allow: allowed client prefixes
+ * @nr_allow: entries in @allow (0: any client)
+ */
+struct rmem_server_cfg {
+	char name[RMEM_NAME_MAX];
+	struct sockaddr_storage addr;
+	u64 pool_size;
+	u64 mr_size;
+	struct rmem_prefix *allow;
+	unsigned int nr_allow;
+};
+
+/**
+ * struct rmem_dev_cfg - what DEV_ADD asks for
+ * @name: device name, empty to pick the next free rmemN
+ * @peer: server address and port
+ * @size: bytes
+ * @volume: volume name, empty for anonymous memory
+ * @nr_qps: queue pairs (= hardware queues), 0 for the default
+ * @queue_depth: requests per queue, 0 for the default
+ */
+struct rmem_dev_cfg {
+	char name[RMEM_NAME_MAX];
+	struct sockaddr_storage peer;
+	u64 size;
+	char volume[RMEM_VOLUME_MAX];
+	unsigned int nr_qps;
+	unsigned int queue_depth;
+};
+
+/**
+ * struct rmem_msg - header values of a netlink message being built
+ * @portid: destination port
+ * @seq: sequence number
+ * @flags: netlink flags (NLM_F_MULTI in dumps)
+ * @cmd: generic netlink command
+ */
+struct rmem_msg {
+	u32 portid;
+	u32 seq;
+	u16 flags;
+	u8 cmd;
+};
+
+struct rmem_stats;
+
+/**
+ * rmem_set_err_msg() - NL_SET_ERR_MSG() for a message chosen at run time
+ * @extack: may be NULL
+ * @msg: a string literal (extack keeps the pointer)
+ */
+static inline void rmem_set_err_msg(struct netlink_ext_ack *extack,
+				    const char *msg)
+{
+	if (extack)
+		extack->_msg = msg;
+}
+
+/* server.c */
+void rmem_server_init(void);
+int rmem_server_add(const struct rmem_server_cfg *cfg,
+		    struct netlink_ext_ack *extack, struct sk_buff *reply);
+int rmem_server_del(const char *name, struct netlink_ext_ack *extack);
+int rmem_server_fill(struct sk_buff *skb, const struct rmem_msg *m,
+		     const char *name, int *idx, struct netlink_ext_ack *extack);
+int rmem_volume_fill(struct sk_buff *skb, const struct rmem_msg *m,
+		     const char *server, int *idx);
+int rmem_volume_del(const char *server, const char *volume, int *bad_attr,
+		    struct netlink_ext_ack *extack);
+void rmem_server_del_all(void);
+
+/* client.c */
+int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
+		 struct netlink_ext_ack *extack, struct sk_buff *reply);
+int rmem_dev_del(const char *name, bool force, struct netlink_ext_ack *extack);
+int rmem_dev_fill(struct sk_buff *skb, const struct rmem_msg *m,
+		  const char *name, int *idx, struct netlink_ext_ack *extack);
+void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st);
+void rmem_dev_del_all(void);
+int rmem_client_init(void);
+void rmem_client_exit(void);
+
+/* netlink.c */
 int rmem_nl_init(void);
 void rmem_nl_exit(void);
+int rmem_nl_put_addr(struct sk_buff *skb, int v4type, int v6type,
+		     const struct sockaddr_storage *ss);
+int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev);
+int rmem_nl_put_dev_msg(struct sk_buff *skb, const struct rmem_msg *m,
+			struct rmem_dev *dev);
+void rmem_nl_notify_dev(struct rmem_dev *dev);
+
+/* addr.c */
+bool rmem_prefix_match(const struct rmem_prefix *p,
+		       const struct sockaddr *addr);
+u16 rmem_addr_port(const struct sockaddr_storage *ss);
 
 #endif /* _RMEM_H */

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rmemctl dev: the client block devices (rmemN) backed by remote memory.
+ *
+ * The device printer is shared with "monitor", whose DEV_STATE_NTF
+ * events carry the same RMEM_A_DEV nest as a DEV_GET reply.
  */
+#include <string.h>
 #include <linux/rmem.h>
 
 #include "json_print.h"
@@ -14,14 +18,67 @@ static const enum mnl_attr_data_type dev_top_policy[RMEM_A_MAX + 1] = {
 
 static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_NAME] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_DEV_PEER_IPV4] = MNL_TYPE_BINARY,
+	[RMEM_A_DEV_PEER_IPV6] = MNL_TYPE_BINARY,
+	[RMEM_A_DEV_PEER_PORT] = MNL_TYPE_U16,
+	[RMEM_A_DEV_SIZE] = MNL_TYPE_U64,
+	[RMEM_A_DEV_VOLUME] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_DEV_QPS] = MNL_TYPE_U32,
+	[RMEM_A_DEV_QUEUE_DEPTH] = MNL_TYPE_U32,
+	[RMEM_A_DEV_STATE] = MNL_TYPE_U32,
+	[RMEM_A_DEV_SERVER_ID] = MNL_TYPE_BINARY,
+	[RMEM_A_DEV_GENERATION] = MNL_TYPE_U64,
+	[RMEM_A_DEV_MR_SIZE] = MNL_TYPE_U64,
+	[RMEM_A_DEV_FORCE] = MNL_TYPE_FLAG,
+	[RMEM_A_DEV_STATS] = MNL_TYPE_NESTED,
 };
+
+static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
+	[RMEM_A_STATS_READS] = MNL_TYPE_U64,
+	[RMEM_A_STATS_READ_BYTES] = MNL_TYPE_U64,
+	[RMEM_A_STATS_WRITES] = MNL_TYPE_U64,
+	[RMEM_A_STATS_WRITE_BYTES] = MNL_TYPE_U64,
+	[RMEM_A_STATS_ZEROES] = MNL_TYPE_U64,
+	[RMEM_A_STATS_ERRORS] = MNL_TYPE_U64,
+};
+
+/* The counters in the order they are printed. */
+static const struct {
+	uint16_t type;
+	const char *key;	/* JSON */
+	const char *fmt;	/* text */
+} dev_stats[] = {
+	{ RMEM_A_STATS_READS,		"reads",	" reads %llu" },
+	{ RMEM_A_STATS_READ_BYTES,	"read_bytes",	" read-bytes %llu" },
+	{ RMEM_A_STATS_WRITES,		"writes",	" writes %llu" },
+	{ RMEM_A_STATS_WRITE_BYTES,	"write_bytes",	" write-bytes %llu" },
+	{ RMEM_A_STATS_ZEROES,		"zeroes",	" zeroes %llu" },
+	{ RMEM_A_STATS_ERRORS,		"errors",	" errors %llu" },
+};
+
+static const char *const dev_state_names[] = {
+	[RMEM_DEV_STATE_CONNECTING] = "connecting",
+	[RMEM_DEV_STATE_LIVE] = "live",
+	[RMEM_DEV_STATE_DEAD] = "dead",
+	[RMEM_DEV_STATE_DELETING] = "deleting",
+};
+
+/*
+ * Text lines after the first are indented by four spaces: three here,
+ * and one that starts the format of every field.
+ */
+#define NEXT_LINE	"\n   "
 
 static void dev_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rmemctl dev show [ DEV ]\n"
+		"Usage: rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
+		"                       [ qps N ] [ queue-depth N ] [ name DEV ]\n"
+		"       rmemctl dev del DEV [ force ]\n"
+		"       rmemctl dev show [ DEV ]\n"
 		"       rmemctl dev help\n"
-		"where  DEV := rmemN\n");
+		"where  DEV := rmemN (or /dev/rmemN)\n");
+	usage_syntax(f, false);
 }
 
 static int dev_help(struct rmemctl *ctl)
@@ -30,59 +87,319 @@ static int dev_help(struct rmemctl *ctl)
 	return 0;
 }
 
-/* Print one device: one line of text, or one object of the JSON array. */
-static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
+static const char *dev_state_str(char *buf, size_t len, uint32_t state)
 {
-	const struct nlattr *tb[RMEM_A_MAX + 1];
-	const struct nlattr *dtb[RMEM_A_DEV_MAX + 1];
+	if (state < ARRAY_SIZE(dev_state_names) && dev_state_names[state])
+		return dev_state_names[state];
+	snprintf(buf, len, "unknown(%u)", state);
+	return buf;
+}
 
-	if (nl_parse(nlh, tb, RMEM_A_MAX, dev_top_policy) < 0)
-		return MNL_CB_ERROR;
-	if (!tb[RMEM_A_DEV]) {
-		pr_err("kernel reply without a device");
-		return MNL_CB_ERROR;
-	}
-	if (nl_parse_nested(tb[RMEM_A_DEV], dtb, RMEM_A_DEV_MAX,
-			    dev_policy) < 0)
-		return MNL_CB_ERROR;
-	if (!dtb[RMEM_A_DEV_NAME]) {
+/* The "stats" object, or the third text line. */
+static int dev_print_stats(const struct nlattr *nest)
+{
+	const struct nlattr *tb[RMEM_A_STATS_MAX + 1];
+	size_t i;
+
+	if (nl_parse_nested(nest, tb, RMEM_A_STATS_MAX, stats_policy) < 0)
+		return -1;
+
+	open_json_object("stats");
+	print_string(PRINT_FP, NULL, "%s", NEXT_LINE);
+	for (i = 0; i < ARRAY_SIZE(dev_stats); i++)
+		if (tb[dev_stats[i].type])
+			print_u64(PRINT_ANY, dev_stats[i].key, dev_stats[i].fmt,
+				  mnl_attr_get_u64(tb[dev_stats[i].type]));
+	close_json_object();
+	return 0;
+}
+
+/* One device: up to three lines of text, or one JSON object. */
+static int dev_print(const struct nlattr *nest)
+{
+	const struct nlattr *tb[RMEM_A_DEV_MAX + 1];
+	char buf[ADDR_STR_LEN];
+	struct inet_addr peer;
+	int ret = 0;
+
+	if (nl_parse_nested(nest, tb, RMEM_A_DEV_MAX, dev_policy) < 0)
+		return -1;
+	if (!tb[RMEM_A_DEV_NAME]) {
 		pr_err("kernel reply without a device name");
-		return MNL_CB_ERROR;
+		return -1;
 	}
 
 	open_json_object(NULL);
-	print_string(PRINT_ANY, "name", "%s",
-		     mnl_attr_get_str(dtb[RMEM_A_DEV_NAME]));
+	print_string(PRINT_ANY, "name", "%s:",
+		     mnl_attr_get_str(tb[RMEM_A_DEV_NAME]));
+	if (!nl_get_addr(tb[RMEM_A_DEV_PEER_IPV4], tb[RMEM_A_DEV_PEER_IPV6],
+			 tb[RMEM_A_DEV_PEER_PORT], &peer))
+		print_string(PRINT_ANY, "peer", " peer %s",
+			     fmt_addr_port(buf, sizeof(buf), &peer));
+	if (tb[RMEM_A_DEV_SIZE])
+		print_size(PRINT_ANY, "size", " size %s",
+			   mnl_attr_get_u64(tb[RMEM_A_DEV_SIZE]));
+	if (tb[RMEM_A_DEV_VOLUME])
+		print_string(PRINT_ANY, "volume", " volume %s",
+			     mnl_attr_get_str(tb[RMEM_A_DEV_VOLUME]));
+	if (tb[RMEM_A_DEV_QPS])
+		print_uint(PRINT_ANY, "qps", " qps %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_QPS]));
+	if (tb[RMEM_A_DEV_QUEUE_DEPTH])
+		print_uint(PRINT_ANY, "queue_depth", " queue-depth %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_QUEUE_DEPTH]));
+	if (tb[RMEM_A_DEV_STATE])
+		print_string(PRINT_ANY, "state", " state %s",
+			     dev_state_str(buf, sizeof(buf),
+					   mnl_attr_get_u32(tb[RMEM_A_DEV_STATE])));
+
+	if (tb[RMEM_A_DEV_SERVER_ID] || tb[RMEM_A_DEV_GENERATION] ||
+	    tb[RMEM_A_DEV_MR_SIZE])
+		print_string(PRINT_FP, NULL, "%s", NEXT_LINE);
+	if (tb[RMEM_A_DEV_SERVER_ID])
+		print_string(PRINT_ANY, "server_id", " server-id %s",
+			     fmt_hex(buf, sizeof(buf),
+				     mnl_attr_get_payload(tb[RMEM_A_DEV_SERVER_ID]),
+				     mnl_attr_get_payload_len(tb[RMEM_A_DEV_SERVER_ID])));
+	if (tb[RMEM_A_DEV_GENERATION])
+		print_u64(PRINT_ANY, "generation", " generation %llu",
+			  mnl_attr_get_u64(tb[RMEM_A_DEV_GENERATION]));
+	if (tb[RMEM_A_DEV_MR_SIZE])
+		print_size(PRINT_ANY, "mr_size", " mr-size %s",
+			   mnl_attr_get_u64(tb[RMEM_A_DEV_MR_SIZE]));
+
+	if (tb[RMEM_A_DEV_STATS])
+		ret = dev_print_stats(tb[RMEM_A_DEV_STATS]);
 	print_nl();
 	close_json_object();
+	return ret;
+}
+
+/* The RMEM_A_DEV nest of a reply, or NULL after printing why. */
+static const struct nlattr *dev_nest(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *tb[RMEM_A_MAX + 1];
+
+	if (nl_parse(nlh, tb, RMEM_A_MAX, dev_top_policy) < 0)
+		return NULL;
+	if (!tb[RMEM_A_DEV])
+		pr_err("kernel reply without a device");
+	return tb[RMEM_A_DEV];
+}
+
+int dev_print_msg(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *nest = dev_nest(nlh);
+
+	if (!nest || dev_print(nest) < 0)
+		return MNL_CB_ERROR;
 	return MNL_CB_OK;
+}
+
+static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return dev_print_msg(nlh);
+}
+
+/* Start a request whose RMEM_A_DEV nest holds the device's name. */
+static struct nlattr *dev_msg(struct nl *nl, uint8_t cmd, const char *name)
+{
+	struct nlattr *nest;
+
+	nl_msg(nl, cmd, 0);
+	nest = nl_nest_start(nl, RMEM_A_DEV);
+	if (name)
+		nl_put_strz(nl, RMEM_A_DEV_NAME, name);
+	return nest;
+}
+
+struct dev_add_ctx {
+	bool printed;
+};
+
+/* The reply to DEV_ADD: the new device's path, or its JSON object. */
+static int dev_add_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[RMEM_A_DEV_MAX + 1];
+	const struct nlattr *nest = dev_nest(nlh);
+	struct dev_add_ctx *ctx = data;
+
+	if (!nest)
+		return MNL_CB_ERROR;
+	if (ctx->printed)
+		return MNL_CB_OK;
+	if (is_json_context()) {
+		if (dev_print(nest) < 0)
+			return MNL_CB_ERROR;
+	} else {
+		if (nl_parse_nested(nest, tb, RMEM_A_DEV_MAX, dev_policy) < 0)
+			return MNL_CB_ERROR;
+		if (!tb[RMEM_A_DEV_NAME]) {
+			pr_err("kernel reply without a device name");
+			return MNL_CB_ERROR;
+		}
+		print_string(PRINT_FP, NULL, "/dev/%s\n",
+			     mnl_attr_get_str(tb[RMEM_A_DEV_NAME]));
+	}
+	ctx->printed = true;
+	return MNL_CB_OK;
+}
+
+/*
+ * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N]
+ *	[queue-depth N] [name DEV]
+ */
+static int dev_add(struct rmemctl *ctl)
+{
+	bool has_peer = false, has_size = false, has_volume = false;
+	bool has_qps = false, has_depth = false, has_name = false;
+	const char *volume = NULL, *name = NULL, *word, *val;
+	struct dev_add_ctx ctx = { 0 };
+	uint32_t qps = 0, depth = 0;
+	struct inet_addr peer;
+	struct nlattr *nest;
+	uint64_t size = 0;
+	struct nl *nl;
+
+	while ((word = arg_next(ctl))) {
+		if (arg_is_help(word)) {
+			dev_usage(stdout);
+			return 0;
+		}
+		if (!strcmp(word, "peer")) {
+			val = arg_value(ctl, word, &has_peer);
+			if (!val || parse_addr_port(val, RMEM_DEFAULT_PORT,
+						    &peer) < 0)
+				return -1;
+		} else if (!strcmp(word, "size")) {
+			val = arg_value(ctl, word, &has_size);
+			if (!val || parse_size(val, &size) < 0)
+				return -1;
+		} else if (!strcmp(word, "volume")) {
+			volume = arg_value(ctl, word, &has_volume);
+			if (!volume || arg_check_name("volume", volume,
+						      RMEM_VOLUME_MAX) < 0)
+				return -1;
+		} else if (!strcmp(word, "qps")) {
+			val = arg_value(ctl, word, &has_qps);
+			if (!val || parse_u32(val, "qps", &qps) < 0)
+				return -1;
+		} else if (!strcmp(word, "queue-depth")) {
+			val = arg_value(ctl, word, &has_depth);
+			if (!val || parse_u32(val, "queue-depth", &depth) < 0)
+				return -1;
+		} else if (!strcmp(word, "name")) {
+			name = arg_value(ctl, word, &has_name);
+			if (!name)
+				return -1;
+			name = dev_basename(name);
+			if (arg_check_name("device name", name,
+					   RMEM_NAME_MAX) < 0)
+				return -1;
+		} else {
+			return arg_unknown(word, dev_usage);
+		}
+	}
+	if (!has_peer)
+		return arg_missing("\"peer ADDR[:PORT]\"", dev_usage);
+	if (!has_size)
+		return arg_missing("\"size SIZE\"", dev_usage);
+
+	nl = rmemctl_nl(ctl);
+	if (!nl)
+		return -1;
+	nest = dev_msg(nl, RMEM_CMD_DEV_ADD, name);
+	nl_put_addr(nl, RMEM_A_DEV_PEER_IPV4, RMEM_A_DEV_PEER_IPV6,
+		    RMEM_A_DEV_PEER_PORT, &peer);
+	nl_put_u64(nl, RMEM_A_DEV_SIZE, size);
+	if (volume)
+		nl_put_strz(nl, RMEM_A_DEV_VOLUME, volume);
+	if (has_qps)
+		nl_put_u32(nl, RMEM_A_DEV_QPS, qps);
+	if (has_depth)
+		nl_put_u32(nl, RMEM_A_DEV_QUEUE_DEPTH, depth);
+	nl_nest_end(nl, nest);
+
+	if (nl_run(nl, dev_add_cb, &ctx) < 0)
+		return -1;
+	if (ctx.printed)
+		return 0;
+	/* Acked without a reply: only a name we chose can be shown. */
+	if (!name) {
+		pr_err("device added, but the kernel did not report its name");
+		return -1;
+	}
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "name", NULL, name);
+	close_json_object();
+	print_string(PRINT_FP, NULL, "/dev/%s\n", name);
+	return 0;
+}
+
+/* dev del DEV [force] */
+static int dev_del(struct rmemctl *ctl)
+{
+	const char *name = arg_next(ctl), *word;
+	bool force = false;
+	struct nlattr *nest;
+	struct nl *nl;
+
+	if (!name)
+		return arg_missing("device name", dev_usage);
+	if (arg_is_help(name)) {
+		dev_usage(stdout);
+		return 0;
+	}
+	name = dev_basename(name);
+	if (arg_check_name("device name", name, RMEM_NAME_MAX) < 0)
+		return -1;
+	while ((word = arg_next(ctl))) {
+		if (strcmp(word, "force"))
+			return arg_unknown(word, dev_usage);
+		force = true;
+	}
+
+	nl = rmemctl_nl(ctl);
+	if (!nl)
+		return -1;
+	nest = dev_msg(nl, RMEM_CMD_DEV_DEL, name);
+	if (force)
+		nl_put_flag(nl, RMEM_A_DEV_FORCE);
+	nl_nest_end(nl, nest);
+	return nl_run(nl, NULL, NULL);
 }
 
 /* dev show [DEV]: one device by name, or dump them all. */
 static int dev_show(struct rmemctl *ctl)
 {
 	const char *name = arg_next(ctl);
-	struct nlattr *nest;
 	struct nl *nl;
 
+	if (name && arg_is_help(name)) {
+		dev_usage(stdout);
+		return 0;
+	}
 	if (arg_end(ctl, dev_usage) < 0)
 		return -1;
+	if (name) {
+		name = dev_basename(name);
+		if (arg_check_name("device name", name, RMEM_NAME_MAX) < 0)
+			return -1;
+	}
 	nl = rmemctl_nl(ctl);
 	if (!nl)
 		return -1;
 
-	if (name) {
-		nl_msg(nl, RMEM_CMD_DEV_GET, 0);
-		nest = nl_nest_start(nl, RMEM_A_DEV);
-		nl_put_strz(nl, RMEM_A_DEV_NAME, name);
-		nl_nest_end(nl, nest);
-	} else {
+	if (name)
+		nl_nest_end(nl, dev_msg(nl, RMEM_CMD_DEV_GET, name));
+	else
 		nl_msg(nl, RMEM_CMD_DEV_GET, NLM_F_DUMP);
-	}
 	return rmemctl_list(nl, dev_show_cb, NULL);
 }
 
 static const struct cmd dev_cmds[] = {
+	{ "add",	dev_add },
+	{ "del",	dev_del },
 	{ "show",	dev_show },
 	{ "help",	dev_help },
 	{ NULL,		NULL }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "json_print.h"
+#include "utils.h"
 
 #define JSON_MAX_DEPTH	16
 
@@ -207,6 +208,17 @@ void print_u64(enum output_type type, const char *key, const char *fmt,
 	} else if (fmt) {
 		printf(fmt, (unsigned long long)value);
 	}
+}
+
+void print_size(enum output_type type, const char *key, const char *fmt,
+		uint64_t bytes)
+{
+	char buf[SIZE_STR_LEN];
+
+	if (jw.on)
+		print_u64(type, key, NULL, bytes);
+	else
+		print_string(type, key, fmt, fmt_size(buf, sizeof(buf), bytes));
 }
 
 void print_bool(enum output_type type, const char *key, const char *fmt,

@@ -35,6 +35,12 @@ void print_uint(enum output_type type, const char *key, const char *fmt,
 /* The text format takes an unsigned long long: use %llu or %llx. */
 void print_u64(enum output_type type, const char *key, const char *fmt,
 	       uint64_t value);
+/*
+ * A size in bytes: a number in JSON, a string such as "512M" for the text
+ * format (see fmt_size()).
+ */
+void print_size(enum output_type type, const char *key, const char *fmt,
+		uint64_t bytes);
 /* The text format takes "true" or "false" as a string. */
 void print_bool(enum output_type type, const char *key, const char *fmt,
 		bool value);

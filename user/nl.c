@@ -6,13 +6,16 @@
  * generic netlink controller, nl_msg() and the nl_put helpers build a
  * request in nl->tx, nl_run() sends it and hands every reply message to
  * a callback until the final ack (doit) or NLMSG_DONE (dump).  Every
- * request asks for an ack, so both kinds end the same way.
+ * request asks for an ack, so both kinds end the same way.  A monitor
+ * instead joins a multicast group with nl_join_group() and reads events
+ * with nl_recv_events().
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/rmem.h>
@@ -74,6 +77,24 @@ void nl_put_strz(struct nl *nl, uint16_t type, const char *str)
 		nl->overflow = true;
 }
 
+void nl_put_flag(struct nl *nl, uint16_t type)
+{
+	if (!mnl_attr_put_check(nl->req, NL_TX_SIZE, type, 0, NULL))
+		nl->overflow = true;
+}
+
+void nl_put_u8(struct nl *nl, uint16_t type, uint8_t val)
+{
+	if (!mnl_attr_put_u8_check(nl->req, NL_TX_SIZE, type, val))
+		nl->overflow = true;
+}
+
+void nl_put_u16(struct nl *nl, uint16_t type, uint16_t val)
+{
+	if (!mnl_attr_put_u16_check(nl->req, NL_TX_SIZE, type, val))
+		nl->overflow = true;
+}
+
 void nl_put_u32(struct nl *nl, uint16_t type, uint32_t val)
 {
 	if (!mnl_attr_put_u32_check(nl->req, NL_TX_SIZE, type, val))
@@ -84,6 +105,38 @@ void nl_put_u64(struct nl *nl, uint16_t type, uint64_t val)
 {
 	if (!mnl_attr_put_u64_check(nl->req, NL_TX_SIZE, type, val))
 		nl->overflow = true;
+}
+
+void nl_put_data(struct nl *nl, uint16_t type, const void *data, size_t len)
+{
+	if (!mnl_attr_put_check(nl->req, NL_TX_SIZE, type, len, data))
+		nl->overflow = true;
+}
+
+void nl_put_addr(struct nl *nl, uint16_t type_v4, uint16_t type_v6,
+		 uint16_t type_port, const struct inet_addr *a)
+{
+	nl_put_data(nl, a->family == AF_INET ? type_v4 : type_v6, a->addr,
+		    inet_addr_len(a->family));
+	if (type_port)
+		nl_put_u16(nl, type_port, a->port);
+}
+
+int nl_get_addr(const struct nlattr *v4, const struct nlattr *v6,
+		const struct nlattr *port, struct inet_addr *a)
+{
+	const struct nlattr *attr = v4 ? v4 : v6;
+
+	memset(a, 0, sizeof(*a));
+	if (!attr)
+		return -1;
+	a->family = v4 ? AF_INET : AF_INET6;
+	if (mnl_attr_get_payload_len(attr) != inet_addr_len(a->family))
+		return -1;
+	memcpy(a->addr, mnl_attr_get_payload(attr), inet_addr_len(a->family));
+	if (port)
+		a->port = mnl_attr_get_u16(port);
+	return 0;
 }
 
 static int nl_parse_one(const struct nlattr *attr, const struct nlattr **tb,
@@ -327,6 +380,45 @@ int nl_run(struct nl *nl, mnl_cb_t cb, void *data)
 	if (ret < 0 && nl->err.error)
 		nl_perror(nl);
 	return ret;
+}
+
+int nl_join_group(struct nl *nl, uint32_t group)
+{
+	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &group,
+				  sizeof(group)) < 0) {
+		pr_err("cannot join the \"%s\" multicast group: %s",
+		       RMEM_MCGRP_EVENTS, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A bad event is reported by the callback and does not end the batch. */
+static int nl_event_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nl_run_ctx *ctx = arg;
+
+	ctx->cb(nlh, ctx->data);
+	return MNL_CB_OK;
+}
+
+int nl_recv_events(struct nl *nl, mnl_cb_t cb, void *data)
+{
+	struct nl_run_ctx ctx = { .nl = nl, .cb = cb, .data = data };
+	ssize_t len;
+
+	len = mnl_socket_recvfrom(nl->sock, nl->rx, NL_RX_SIZE);
+	if (len < 0)
+		return -1;
+	/* Sequence number and port 0: multicast, nothing to match. */
+	if (mnl_cb_run(nl->rx, len, 0, 0, nl_event_cb, &ctx) < 0)
+		return -1;
+	return 0;
+}
+
+int nl_fd(const struct nl *nl)
+{
+	return mnl_socket_get_fd(nl->sock);
 }
 
 static int nl_family_cb(const struct nlmsghdr *nlh, void *data)

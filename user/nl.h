@@ -6,8 +6,11 @@
 #define RMEMCTL_NL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <libmnl/libmnl.h>
+
+#include "utils.h"
 
 #define NL_TX_SIZE	8192	/* one request */
 #define NL_RX_SIZE	32768	/* one batch of dump replies */
@@ -55,8 +58,27 @@ struct nlmsghdr *nl_msg(struct nl *nl, uint8_t cmd, uint16_t flags);
 struct nlattr *nl_nest_start(struct nl *nl, uint16_t type);
 void nl_nest_end(struct nl *nl, struct nlattr *nest);
 void nl_put_strz(struct nl *nl, uint16_t type, const char *str);
+void nl_put_flag(struct nl *nl, uint16_t type);
+void nl_put_u8(struct nl *nl, uint16_t type, uint8_t val);
+void nl_put_u16(struct nl *nl, uint16_t type, uint16_t val);
 void nl_put_u32(struct nl *nl, uint16_t type, uint32_t val);
 void nl_put_u64(struct nl *nl, uint16_t type, uint64_t val);
+void nl_put_data(struct nl *nl, uint16_t type, const void *data, size_t len);
+
+/*
+ * An address as @type_v4 (4 bytes) or @type_v6 (16 bytes) by its family,
+ * network order; the port, if @type_port is not 0, as a host-order u16.
+ */
+void nl_put_addr(struct nl *nl, uint16_t type_v4, uint16_t type_v6,
+		 uint16_t type_port, const struct inet_addr *a);
+
+/*
+ * The reverse, from parsed attributes (@port may be NULL).
+ * Return: 0, or -1 if neither address attribute is there with the right
+ * length.
+ */
+int nl_get_addr(const struct nlattr *v4, const struct nlattr *v6,
+		const struct nlattr *port, struct inet_addr *a);
 
 /*
  * Send the current request and call @cb for every reply message until
@@ -66,6 +88,21 @@ void nl_put_u64(struct nl *nl, uint16_t type, uint64_t val);
  * Return: 0 on success, -1 on any failure.
  */
 int nl_run(struct nl *nl, mnl_cb_t cb, void *data);
+
+/* Join multicast group @group (nl->events_group).  Return: 0 or -1. */
+int nl_join_group(struct nl *nl, uint32_t group);
+
+/*
+ * Receive one batch of multicast messages and call @cb for each (errors
+ * from @cb are printed by it and do not stop the batch).  The socket
+ * must be readable, or this blocks.
+ * Return: 0, or -1 with errno set when the receive failed (ENOBUFS:
+ * messages were lost, the socket is still usable).
+ */
+int nl_recv_events(struct nl *nl, mnl_cb_t cb, void *data);
+
+/* The socket's file descriptor, to poll it. */
+int nl_fd(const struct nl *nl);
 
 /*
  * Parse the attributes of a generic netlink message, or of a nest, into

@@ -17,14 +17,39 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rmemctl [OPTIONS] OBJECT { COMMAND | help }\n"
+		"Usage: rmemctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       rmemctl { -V | --version }\n"
 		"       rmemctl { -h | --help }\n"
-		"where  OBJECT := { server | dev }\n"
+		"where  OBJECT := { server | dev | volume | monitor }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty }\n"
+		"\n"
+		"       rmemctl server add name NAME listen ADDR[:PORT] size SIZE\n"
+		"                          [ mr-size SIZE ] [ allow PREFIX ]...\n"
+		"       rmemctl server del NAME\n"
+		"       rmemctl server show [ NAME ]\n"
+		"       rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
+		"                       [ qps N ] [ queue-depth N ] [ name rmemN ]\n"
+		"       rmemctl dev del rmemN [ force ]\n"
+		"       rmemctl dev show [ rmemN ]\n"
+		"       rmemctl volume show [ server NAME ]\n"
+		"       rmemctl volume del server NAME volume VOL\n"
+		"       rmemctl monitor\n");
+	usage_syntax(f, true);
+	fprintf(f,
 		"\n"
 		"Objects and commands may be abbreviated to a unique prefix.\n"
 		"Run \"rmemctl OBJECT help\" for the commands of an object.\n");
+}
+
+void usage_syntax(FILE *f, bool where)
+{
+	fprintf(f,
+		"%s SIZE := NUMBER[ K | M | G | T ] (bytes, binary units;\n"
+		"               KiB, MiB, GiB, TiB and k, m, g, t also accepted)\n"
+		"       ADDR := { a.b.c.d | [IPV6] | IPV6 }, PORT := 1..65535,\n"
+		"               default %u; a bare IPV6 takes no :PORT\n"
+		"       PREFIX := { a.b.c.d | IPV6 }[/LEN]\n",
+		where ? "where " : "      ", RMEM_DEFAULT_PORT);
 }
 
 static int cmd_help(struct rmemctl *ctl)
@@ -36,6 +61,8 @@ static int cmd_help(struct rmemctl *ctl)
 static const struct cmd objects[] = {
 	{ "server",	cmd_server },
 	{ "dev",	cmd_dev },
+	{ "volume",	cmd_volume },
+	{ "monitor",	cmd_monitor },
 	{ "help",	cmd_help },
 	{ NULL,		NULL }
 };
@@ -55,6 +82,58 @@ int arg_end(struct rmemctl *ctl, usage_fn usage)
 	pr_err("unexpected argument \"%s\"", ctl->argv[0]);
 	usage(stderr);
 	return -1;
+}
+
+bool arg_is_help(const char *word)
+{
+	return !strcmp(word, "help") || !strcmp(word, "-h") ||
+	       !strcmp(word, "--help");
+}
+
+const char *arg_value(struct rmemctl *ctl, const char *key, bool *seen)
+{
+	const char *val;
+
+	if (seen && *seen) {
+		pr_err("\"%s\" given twice", key);
+		return NULL;
+	}
+	val = arg_next(ctl);
+	if (!val) {
+		pr_err("missing value after \"%s\"", key);
+		return NULL;
+	}
+	if (seen)
+		*seen = true;
+	return val;
+}
+
+int arg_missing(const char *what, usage_fn usage)
+{
+	pr_err("missing %s", what);
+	usage(stderr);
+	return -1;
+}
+
+int arg_unknown(const char *word, usage_fn usage)
+{
+	pr_err("unknown argument \"%s\"", word);
+	usage(stderr);
+	return -1;
+}
+
+int arg_check_name(const char *what, const char *str, size_t max)
+{
+	if (!*str) {
+		pr_err("invalid %s '': empty", what);
+		return -1;
+	}
+	if (strlen(str) >= max) {
+		pr_err("invalid %s '%s': longer than %zu characters", what,
+		       str, max - 1);
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_dispatch(struct rmemctl *ctl, const char *what,

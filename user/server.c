@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rmemctl server: the memory servers that export RAM to clients.
+ *
+ * The same printer serves "server show" (a summary line, then the
+ * identity, the allowed prefixes and the connected clients on indented
+ * lines) and the reply to "server add" (one sentence); in JSON both are
+ * the same object.
  */
+#include <stdlib.h>
+#include <string.h>
 #include <linux/rmem.h>
 
 #include "json_print.h"
@@ -14,14 +21,46 @@ static const enum mnl_attr_data_type server_top_policy[RMEM_A_MAX + 1] = {
 
 static const enum mnl_attr_data_type server_policy[RMEM_A_SERVER_MAX + 1] = {
 	[RMEM_A_SERVER_NAME] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_SERVER_LISTEN_IPV4] = MNL_TYPE_BINARY,
+	[RMEM_A_SERVER_LISTEN_IPV6] = MNL_TYPE_BINARY,
+	[RMEM_A_SERVER_LISTEN_PORT] = MNL_TYPE_U16,
+	[RMEM_A_SERVER_POOL_SIZE] = MNL_TYPE_U64,
+	[RMEM_A_SERVER_MR_SIZE] = MNL_TYPE_U64,
+	[RMEM_A_SERVER_USED] = MNL_TYPE_U64,
+	[RMEM_A_SERVER_ALLOW] = MNL_TYPE_NESTED,
+	[RMEM_A_SERVER_CLIENT] = MNL_TYPE_NESTED,
+	[RMEM_A_SERVER_ID] = MNL_TYPE_BINARY,
+	[RMEM_A_SERVER_MR_PAGE_SIZE] = MNL_TYPE_U64,
 };
+
+static const enum mnl_attr_data_type prefix_policy[RMEM_A_PREFIX_MAX + 1] = {
+	[RMEM_A_PREFIX_IPV4] = MNL_TYPE_BINARY,
+	[RMEM_A_PREFIX_IPV6] = MNL_TYPE_BINARY,
+	[RMEM_A_PREFIX_LEN] = MNL_TYPE_U8,
+};
+
+static const enum mnl_attr_data_type client_policy[RMEM_A_CLIENT_MAX + 1] = {
+	[RMEM_A_CLIENT_IPV4] = MNL_TYPE_BINARY,
+	[RMEM_A_CLIENT_IPV6] = MNL_TYPE_BINARY,
+	[RMEM_A_CLIENT_PORT] = MNL_TYPE_U16,
+	[RMEM_A_CLIENT_SIZE] = MNL_TYPE_U64,
+	[RMEM_A_CLIENT_VOLUME] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_CLIENT_QPS] = MNL_TYPE_U32,
+};
+
+/* Indented text lines: see NEXT_LINE in dev.c. */
+#define NEXT_LINE	"\n   "
 
 static void server_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rmemctl server show [ NAME ]\n"
+		"Usage: rmemctl server add name NAME listen ADDR[:PORT] size SIZE\n"
+		"                          [ mr-size SIZE ] [ allow PREFIX ]...\n"
+		"       rmemctl server del NAME\n"
+		"       rmemctl server show [ NAME ]\n"
 		"       rmemctl server help\n"
-		"where  NAME := server name\n");
+		"where  NAME := the server's name\n");
+	usage_syntax(f, false);
 }
 
 static int server_help(struct rmemctl *ctl)
@@ -30,59 +69,340 @@ static int server_help(struct rmemctl *ctl)
 	return 0;
 }
 
-/* Print one server: one line of text, or one object of the JSON array. */
-static int server_show_cb(const struct nlmsghdr *nlh, void *data)
+/* One allowed prefix: an indented text line, or a string of "allow". */
+static int server_print_allow(const struct nlattr *nest,
+			      enum output_type type)
 {
-	const struct nlattr *tb[RMEM_A_MAX + 1];
-	const struct nlattr *stb[RMEM_A_SERVER_MAX + 1];
+	const struct nlattr *tb[RMEM_A_PREFIX_MAX + 1];
+	char buf[ADDR_STR_LEN];
+	struct inet_addr a;
 
-	if (nl_parse(nlh, tb, RMEM_A_MAX, server_top_policy) < 0)
-		return MNL_CB_ERROR;
-	if (!tb[RMEM_A_SERVER]) {
-		pr_err("kernel reply without a server");
-		return MNL_CB_ERROR;
+	if (nl_parse_nested(nest, tb, RMEM_A_PREFIX_MAX, prefix_policy) < 0)
+		return -1;
+	if (nl_get_addr(tb[RMEM_A_PREFIX_IPV4], tb[RMEM_A_PREFIX_IPV6], NULL,
+			&a) < 0) {
+		pr_err("kernel reply with an allowed prefix without address");
+		return -1;
 	}
-	if (nl_parse_nested(tb[RMEM_A_SERVER], stb, RMEM_A_SERVER_MAX,
-			    server_policy) < 0)
-		return MNL_CB_ERROR;
-	if (!stb[RMEM_A_SERVER_NAME]) {
+	a.plen = 8 * inet_addr_len(a.family);
+	if (tb[RMEM_A_PREFIX_LEN] &&
+	    mnl_attr_get_u8(tb[RMEM_A_PREFIX_LEN]) < a.plen)
+		a.plen = mnl_attr_get_u8(tb[RMEM_A_PREFIX_LEN]);
+	print_string(type, NULL, NEXT_LINE " allow %s",
+		     fmt_prefix(buf, sizeof(buf), &a));
+	return 0;
+}
+
+/* One client session: an indented text line, or an object of "clients". */
+static int server_print_client(const struct nlattr *nest,
+			       enum output_type type)
+{
+	const struct nlattr *tb[RMEM_A_CLIENT_MAX + 1];
+	char buf[ADDR_STR_LEN];
+	struct inet_addr a;
+
+	if (nl_parse_nested(nest, tb, RMEM_A_CLIENT_MAX, client_policy) < 0)
+		return -1;
+
+	open_json_object(NULL);
+	if (!nl_get_addr(tb[RMEM_A_CLIENT_IPV4], tb[RMEM_A_CLIENT_IPV6],
+			 tb[RMEM_A_CLIENT_PORT], &a))
+		print_string(type, "addr", NEXT_LINE " client %s",
+			     fmt_addr_port(buf, sizeof(buf), &a));
+	else
+		print_string(type & PRINT_FP, NULL, "%s", NEXT_LINE " client ?");
+	if (tb[RMEM_A_CLIENT_SIZE])
+		print_size(type, "size", " size %s",
+			   mnl_attr_get_u64(tb[RMEM_A_CLIENT_SIZE]));
+	if (tb[RMEM_A_CLIENT_VOLUME])
+		print_string(type, "volume", " volume %s",
+			     mnl_attr_get_str(tb[RMEM_A_CLIENT_VOLUME]));
+	if (tb[RMEM_A_CLIENT_QPS])
+		print_uint(type, "qps", " qps %u",
+			   mnl_attr_get_u32(tb[RMEM_A_CLIENT_QPS]));
+	close_json_object();
+	return 0;
+}
+
+/*
+ * The "allow" strings or "clients" objects: every @attr_type attribute
+ * of @nest, printed by @print.  Always an array in JSON, maybe empty.
+ */
+static int server_print_list(const struct nlattr *nest, uint16_t attr_type,
+			     const char *key, enum output_type type,
+			     int (*print)(const struct nlattr *,
+					  enum output_type))
+{
+	const struct nlattr *attr;
+	int ret = 0;
+
+	open_json_array(PRINT_JSON, key);
+	mnl_attr_for_each_nested(attr, nest) {
+		if (mnl_attr_get_type(attr) != attr_type)
+			continue;
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0 ||
+		    print(attr, type) < 0) {
+			if (!ret)
+				pr_err("malformed attribute %u in a kernel reply",
+				       attr_type);
+			ret = -1;
+		}
+	}
+	close_json_array(PRINT_JSON, NULL);
+	return ret;
+}
+
+/*
+ * One server.  @added: the reply to "server add", one sentence in text;
+ * else the "server show" lines.
+ */
+static int server_print(const struct nlattr *nest, bool added)
+{
+	/* What only "server show" prints in text. */
+	enum output_type detail = added ? PRINT_JSON : PRINT_ANY;
+	const struct nlattr *tb[RMEM_A_SERVER_MAX + 1];
+	const struct nlattr *id;
+	char buf[ADDR_STR_LEN];
+	struct inet_addr a;
+	bool listen;
+	int ret;
+
+	if (nl_parse_nested(nest, tb, RMEM_A_SERVER_MAX, server_policy) < 0)
+		return -1;
+	if (!tb[RMEM_A_SERVER_NAME]) {
 		pr_err("kernel reply without a server name");
-		return MNL_CB_ERROR;
+		return -1;
 	}
 
 	open_json_object(NULL);
-	print_string(PRINT_ANY, "name", "%s",
-		     mnl_attr_get_str(stb[RMEM_A_SERVER_NAME]));
+	print_string(PRINT_ANY, "name", "%s:",
+		     mnl_attr_get_str(tb[RMEM_A_SERVER_NAME]));
+	listen = !nl_get_addr(tb[RMEM_A_SERVER_LISTEN_IPV4],
+			      tb[RMEM_A_SERVER_LISTEN_IPV6],
+			      tb[RMEM_A_SERVER_LISTEN_PORT], &a);
+	if (listen)
+		print_string(PRINT_ANY, "listen",
+			     added ? " listening on %s" : " listen %s",
+			     fmt_addr_port(buf, sizeof(buf), &a));
+	if (tb[RMEM_A_SERVER_POOL_SIZE])
+		print_size(PRINT_ANY, "pool_size",
+			   added && listen ? ", pool %s" : " pool %s",
+			   mnl_attr_get_u64(tb[RMEM_A_SERVER_POOL_SIZE]));
+	if (tb[RMEM_A_SERVER_MR_SIZE])
+		print_size(PRINT_ANY, "mr_size",
+			   added ? " in %s chunks" : " mr-size %s",
+			   mnl_attr_get_u64(tb[RMEM_A_SERVER_MR_SIZE]));
+	if (tb[RMEM_A_SERVER_MR_PAGE_SIZE])
+		print_size(PRINT_ANY, "mr_page_size",
+			   added ? " (registered with %s pages)" : " page %s",
+			   mnl_attr_get_u64(tb[RMEM_A_SERVER_MR_PAGE_SIZE]));
+	if (tb[RMEM_A_SERVER_USED])
+		print_size(detail, "used", " used %s",
+			   mnl_attr_get_u64(tb[RMEM_A_SERVER_USED]));
+
+	id = tb[RMEM_A_SERVER_ID];
+	if (id)
+		print_string(detail, "id", NEXT_LINE " id %s",
+			     fmt_hex(buf, sizeof(buf),
+				     mnl_attr_get_payload(id),
+				     mnl_attr_get_payload_len(id)));
+	ret = server_print_list(nest, RMEM_A_SERVER_ALLOW, "allow", detail,
+				server_print_allow);
+	if (server_print_list(nest, RMEM_A_SERVER_CLIENT, "clients", detail,
+			      server_print_client) < 0)
+		ret = -1;
 	print_nl();
 	close_json_object();
+	return ret;
+}
+
+/* The RMEM_A_SERVER nest of a reply, or NULL after printing why. */
+static const struct nlattr *server_nest(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *tb[RMEM_A_MAX + 1];
+
+	if (nl_parse(nlh, tb, RMEM_A_MAX, server_top_policy) < 0)
+		return NULL;
+	if (!tb[RMEM_A_SERVER])
+		pr_err("kernel reply without a server");
+	return tb[RMEM_A_SERVER];
+}
+
+static int server_show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *nest = server_nest(nlh);
+
+	if (!nest || server_print(nest, false) < 0)
+		return MNL_CB_ERROR;
 	return MNL_CB_OK;
+}
+
+static int server_add_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *nest = server_nest(nlh);
+
+	if (!nest || server_print(nest, true) < 0)
+		return MNL_CB_ERROR;
+	/* One reply is expected: ignore any other. */
+	return MNL_CB_STOP;
+}
+
+/* Start a request whose RMEM_A_SERVER nest holds the server's name. */
+static struct nlattr *server_msg(struct nl *nl, uint8_t cmd,
+				 const char *name)
+{
+	struct nlattr *nest;
+
+	nl_msg(nl, cmd, 0);
+	nest = nl_nest_start(nl, RMEM_A_SERVER);
+	nl_put_strz(nl, RMEM_A_SERVER_NAME, name);
+	return nest;
+}
+
+/*
+ * server add name NAME listen ADDR[:PORT] size SIZE [mr-size SIZE]
+ *	[allow PREFIX]...
+ */
+static int server_add(struct rmemctl *ctl)
+{
+	bool has_name = false, has_listen = false, has_size = false;
+	bool has_mr_size = false;
+	const char *name = NULL, *word, *val;
+	uint64_t size = 0, mr_size = 0;
+	struct nlattr *nest, *pfx;
+	struct inet_addr listen;
+	struct inet_addr *allow;
+	unsigned int n_allow = 0, i;
+	struct nl *nl;
+	int ret = -1;
+
+	/* At most one prefix per two words. */
+	allow = calloc(ctl->argc / 2 + 1, sizeof(*allow));
+	if (!allow) {
+		pr_err("out of memory");
+		return -1;
+	}
+
+	while ((word = arg_next(ctl))) {
+		if (arg_is_help(word)) {
+			server_usage(stdout);
+			ret = 0;
+			goto out;
+		}
+		if (!strcmp(word, "name")) {
+			name = arg_value(ctl, word, &has_name);
+			if (!name || arg_check_name("server name", name,
+						    RMEM_NAME_MAX) < 0)
+				goto out;
+		} else if (!strcmp(word, "listen")) {
+			val = arg_value(ctl, word, &has_listen);
+			if (!val || parse_addr_port(val, RMEM_DEFAULT_PORT,
+						    &listen) < 0)
+				goto out;
+		} else if (!strcmp(word, "size")) {
+			val = arg_value(ctl, word, &has_size);
+			if (!val || parse_size(val, &size) < 0)
+				goto out;
+		} else if (!strcmp(word, "mr-size")) {
+			val = arg_value(ctl, word, &has_mr_size);
+			if (!val || parse_size(val, &mr_size) < 0)
+				goto out;
+		} else if (!strcmp(word, "allow")) {
+			val = arg_value(ctl, word, NULL);
+			if (!val || parse_prefix(val, &allow[n_allow]) < 0)
+				goto out;
+			n_allow++;
+		} else {
+			arg_unknown(word, server_usage);
+			goto out;
+		}
+	}
+	if (!has_name) {
+		arg_missing("\"name NAME\"", server_usage);
+		goto out;
+	}
+	if (!has_listen) {
+		arg_missing("\"listen ADDR[:PORT]\"", server_usage);
+		goto out;
+	}
+	if (!has_size) {
+		arg_missing("\"size SIZE\"", server_usage);
+		goto out;
+	}
+
+	nl = rmemctl_nl(ctl);
+	if (!nl)
+		goto out;
+	nest = server_msg(nl, RMEM_CMD_SERVER_ADD, name);
+	nl_put_addr(nl, RMEM_A_SERVER_LISTEN_IPV4, RMEM_A_SERVER_LISTEN_IPV6,
+		    RMEM_A_SERVER_LISTEN_PORT, &listen);
+	nl_put_u64(nl, RMEM_A_SERVER_POOL_SIZE, size);
+	if (has_mr_size)
+		nl_put_u64(nl, RMEM_A_SERVER_MR_SIZE, mr_size);
+	for (i = 0; i < n_allow; i++) {
+		pfx = nl_nest_start(nl, RMEM_A_SERVER_ALLOW);
+		nl_put_addr(nl, RMEM_A_PREFIX_IPV4, RMEM_A_PREFIX_IPV6, 0,
+			    &allow[i]);
+		nl_put_u8(nl, RMEM_A_PREFIX_LEN, allow[i].plen);
+		nl_nest_end(nl, pfx);
+	}
+	nl_nest_end(nl, nest);
+	ret = nl_run(nl, server_add_cb, NULL);
+out:
+	free(allow);
+	return ret;
+}
+
+/* server del NAME */
+static int server_del(struct rmemctl *ctl)
+{
+	const char *name = arg_next(ctl);
+	struct nl *nl;
+
+	if (!name)
+		return arg_missing("server name", server_usage);
+	if (arg_is_help(name)) {
+		server_usage(stdout);
+		return 0;
+	}
+	if (arg_end(ctl, server_usage) < 0 ||
+	    arg_check_name("server name", name, RMEM_NAME_MAX) < 0)
+		return -1;
+	nl = rmemctl_nl(ctl);
+	if (!nl)
+		return -1;
+	nl_nest_end(nl, server_msg(nl, RMEM_CMD_SERVER_DEL, name));
+	return nl_run(nl, NULL, NULL);
 }
 
 /* server show [NAME]: one server by name, or dump them all. */
 static int server_show(struct rmemctl *ctl)
 {
 	const char *name = arg_next(ctl);
-	struct nlattr *nest;
 	struct nl *nl;
 
+	if (name && arg_is_help(name)) {
+		server_usage(stdout);
+		return 0;
+	}
 	if (arg_end(ctl, server_usage) < 0)
+		return -1;
+	if (name && arg_check_name("server name", name, RMEM_NAME_MAX) < 0)
 		return -1;
 	nl = rmemctl_nl(ctl);
 	if (!nl)
 		return -1;
 
-	if (name) {
-		nl_msg(nl, RMEM_CMD_SERVER_GET, 0);
-		nest = nl_nest_start(nl, RMEM_A_SERVER);
-		nl_put_strz(nl, RMEM_A_SERVER_NAME, name);
-		nl_nest_end(nl, nest);
-	} else {
+	if (name)
+		nl_nest_end(nl, server_msg(nl, RMEM_CMD_SERVER_GET, name));
+	else
 		nl_msg(nl, RMEM_CMD_SERVER_GET, NLM_F_DUMP);
-	}
 	return rmemctl_list(nl, server_show_cb, NULL);
 }
 
 static const struct cmd server_cmds[] = {
+	{ "add",	server_add },
+	{ "del",	server_del },
 	{ "show",	server_show },
 	{ "help",	server_help },
 	{ NULL,		NULL }

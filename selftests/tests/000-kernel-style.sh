@@ -14,4 +14,5 @@ style()
 check "checkpatch --strict clean" style checkpatch
 check "kernel-doc clean" style kernel-doc
 check "sparse clean" style sparse
+check "netlink spec matches the uapi header" style check-spec
 test_done

@@ -2,8 +2,13 @@
 /*
  * rmem: remote RAM over RDMA as a block device.  Generic netlink ABI.
  *
- * Documentation/netlink/specs/rmem.yaml describes the same family; the
- * "make check-spec" target fails if the two drift apart.
+ * Documentation/netlink/specs/rmem.yaml describes the same family;
+ * "make check-spec" fails if the two drift apart.
+ *
+ * Objects are nested: a request or reply carries one RMEM_A_SERVER,
+ * RMEM_A_DEV or RMEM_A_VOLUME nest holding that object's attributes.
+ * Addresses are RMEM_A_*_IPV4 (4 bytes, network order) or
+ * RMEM_A_*_IPV6 (16 bytes); ports are host-order u16.
  */
 #ifndef _UAPI_LINUX_RMEM_H
 #define _UAPI_LINUX_RMEM_H
@@ -13,18 +18,52 @@
 
 #define RMEM_MCGRP_EVENTS	"events"
 
+/* rdma_cm port a server listens on and a client connects to by default */
+#define RMEM_DEFAULT_PORT	7410
+#define RMEM_NAME_MAX		32	/* names, including the NUL */
+#define RMEM_VOLUME_MAX		32	/* volume names, including the NUL */
+#define RMEM_ID_LEN		16	/* pool identity, bytes */
+
+/**
+ * enum rmem_dev_state - state of a client device
+ * @RMEM_DEV_STATE_CONNECTING: connecting to the server
+ * @RMEM_DEV_STATE_LIVE: connected, I/O flows
+ * @RMEM_DEV_STATE_DEAD: connection lost for good; all I/O fails
+ * @RMEM_DEV_STATE_DELETING: being removed
+ */
+enum rmem_dev_state {
+	RMEM_DEV_STATE_CONNECTING = 1,
+	RMEM_DEV_STATE_LIVE,
+	RMEM_DEV_STATE_DEAD,
+	RMEM_DEV_STATE_DELETING,
+};
+
 /**
  * enum rmem_cmd - generic netlink commands of the rmem family
  * @RMEM_CMD_UNSPEC: unused
- * @RMEM_CMD_SERVER_GET: get one memory server by name, or dump all
- * @RMEM_CMD_DEV_GET: get one client device by name, or dump all
+ * @RMEM_CMD_SERVER_ADD: create a memory server (admin)
+ * @RMEM_CMD_SERVER_DEL: remove a memory server; its clients go dead (admin)
+ * @RMEM_CMD_SERVER_GET: get one server by name, or dump all
+ * @RMEM_CMD_DEV_ADD: attach remote memory as a new rmemN device (admin)
+ * @RMEM_CMD_DEV_DEL: detach and remove a device (admin)
+ * @RMEM_CMD_DEV_GET: get one device by name, or dump all
+ * @RMEM_CMD_VOLUME_GET: get one volume of a server, or dump all volumes
+ * @RMEM_CMD_VOLUME_DEL: free a detached volume's memory (admin)
+ * @RMEM_CMD_DEV_STATE_NTF: notification on "events": a device changed state
  * @__RMEM_CMD_MAX: internal, one past the highest command
  * @RMEM_CMD_MAX: highest command
  */
 enum rmem_cmd {
 	RMEM_CMD_UNSPEC,
+	RMEM_CMD_SERVER_ADD,
+	RMEM_CMD_SERVER_DEL,
 	RMEM_CMD_SERVER_GET,
+	RMEM_CMD_DEV_ADD,
+	RMEM_CMD_DEV_DEL,
 	RMEM_CMD_DEV_GET,
+	RMEM_CMD_VOLUME_GET,
+	RMEM_CMD_VOLUME_DEL,
+	RMEM_CMD_DEV_STATE_NTF,
 
 	__RMEM_CMD_MAX,
 	RMEM_CMD_MAX = __RMEM_CMD_MAX - 1
@@ -35,6 +74,7 @@ enum rmem_cmd {
  * @RMEM_A_UNSPEC: unused
  * @RMEM_A_SERVER: nest of &enum rmem_a_server, one memory server
  * @RMEM_A_DEV: nest of &enum rmem_a_dev, one client device
+ * @RMEM_A_VOLUME: nest of &enum rmem_a_volume, one named volume
  * @__RMEM_A_MAX: internal, one past the highest top-level attribute
  * @RMEM_A_MAX: highest top-level attribute
  */
@@ -42,6 +82,7 @@ enum rmem_a {
 	RMEM_A_UNSPEC,
 	RMEM_A_SERVER,
 	RMEM_A_DEV,
+	RMEM_A_VOLUME,
 
 	__RMEM_A_MAX,
 	RMEM_A_MAX = __RMEM_A_MAX - 1
@@ -50,31 +91,185 @@ enum rmem_a {
 /**
  * enum rmem_a_server - attributes of a memory server
  * @RMEM_A_SERVER_UNSPEC: unused
- * @RMEM_A_SERVER_NAME: string, the server's name
+ * @RMEM_A_SERVER_NAME: string, the server's name (key)
+ * @RMEM_A_SERVER_LISTEN_IPV4: binary (4), IPv4 address to listen on
+ * @RMEM_A_SERVER_LISTEN_IPV6: binary (16), IPv6 address to listen on
+ * @RMEM_A_SERVER_LISTEN_PORT: u16, port to listen on
+ * @RMEM_A_SERVER_POOL_SIZE: u64, bytes of RAM exported
+ * @RMEM_A_SERVER_MR_SIZE: u64, bytes per chunk (one memory region each);
+ *	in replies the size actually used
+ * @RMEM_A_SERVER_USED: u64, bytes handed to clients or held by volumes
+ * @RMEM_A_SERVER_ALLOW: nest of &enum rmem_a_prefix, multi-attr: client
+ *	addresses accepted (none: any)
+ * @RMEM_A_SERVER_CLIENT: nest of &enum rmem_a_client, multi-attr (replies)
+ * @RMEM_A_SERVER_ID: binary (16), the pool's random identity
+ * @RMEM_A_SERVER_MR_PAGE_SIZE: u64, page size used to register chunks
+ * @RMEM_A_SERVER_PAD: padding for 64-bit attributes
  * @__RMEM_A_SERVER_MAX: internal, one past the highest server attribute
  * @RMEM_A_SERVER_MAX: highest server attribute
  */
 enum rmem_a_server {
 	RMEM_A_SERVER_UNSPEC,
 	RMEM_A_SERVER_NAME,
+	RMEM_A_SERVER_LISTEN_IPV4,
+	RMEM_A_SERVER_LISTEN_IPV6,
+	RMEM_A_SERVER_LISTEN_PORT,
+	RMEM_A_SERVER_POOL_SIZE,
+	RMEM_A_SERVER_MR_SIZE,
+	RMEM_A_SERVER_USED,
+	RMEM_A_SERVER_ALLOW,
+	RMEM_A_SERVER_CLIENT,
+	RMEM_A_SERVER_ID,
+	RMEM_A_SERVER_MR_PAGE_SIZE,
+	RMEM_A_SERVER_PAD,
 
 	__RMEM_A_SERVER_MAX,
 	RMEM_A_SERVER_MAX = __RMEM_A_SERVER_MAX - 1
 };
 
 /**
+ * enum rmem_a_prefix - an address prefix
+ * @RMEM_A_PREFIX_UNSPEC: unused
+ * @RMEM_A_PREFIX_IPV4: binary (4), IPv4 network
+ * @RMEM_A_PREFIX_IPV6: binary (16), IPv6 network
+ * @RMEM_A_PREFIX_LEN: u8, prefix length in bits
+ * @__RMEM_A_PREFIX_MAX: internal, one past the highest prefix attribute
+ * @RMEM_A_PREFIX_MAX: highest prefix attribute
+ */
+enum rmem_a_prefix {
+	RMEM_A_PREFIX_UNSPEC,
+	RMEM_A_PREFIX_IPV4,
+	RMEM_A_PREFIX_IPV6,
+	RMEM_A_PREFIX_LEN,
+
+	__RMEM_A_PREFIX_MAX,
+	RMEM_A_PREFIX_MAX = __RMEM_A_PREFIX_MAX - 1
+};
+
+/**
+ * enum rmem_a_client - a client session connected to a server (replies)
+ * @RMEM_A_CLIENT_UNSPEC: unused
+ * @RMEM_A_CLIENT_IPV4: binary (4), client's IPv4 address
+ * @RMEM_A_CLIENT_IPV6: binary (16), client's IPv6 address
+ * @RMEM_A_CLIENT_PORT: u16, client's source port
+ * @RMEM_A_CLIENT_SIZE: u64, bytes the session holds
+ * @RMEM_A_CLIENT_VOLUME: string, volume name (absent: anonymous)
+ * @RMEM_A_CLIENT_QPS: u32, connected queue pairs
+ * @RMEM_A_CLIENT_PAD: padding for 64-bit attributes
+ * @__RMEM_A_CLIENT_MAX: internal, one past the highest client attribute
+ * @RMEM_A_CLIENT_MAX: highest client attribute
+ */
+enum rmem_a_client {
+	RMEM_A_CLIENT_UNSPEC,
+	RMEM_A_CLIENT_IPV4,
+	RMEM_A_CLIENT_IPV6,
+	RMEM_A_CLIENT_PORT,
+	RMEM_A_CLIENT_SIZE,
+	RMEM_A_CLIENT_VOLUME,
+	RMEM_A_CLIENT_QPS,
+	RMEM_A_CLIENT_PAD,
+
+	__RMEM_A_CLIENT_MAX,
+	RMEM_A_CLIENT_MAX = __RMEM_A_CLIENT_MAX - 1
+};
+
+/**
  * enum rmem_a_dev - attributes of a client device
  * @RMEM_A_DEV_UNSPEC: unused
- * @RMEM_A_DEV_NAME: string, the block device's name (rmemN)
+ * @RMEM_A_DEV_NAME: string, the block device's name, rmemN (key); chosen
+ *	by the kernel in DEV_ADD when absent
+ * @RMEM_A_DEV_PEER_IPV4: binary (4), server's IPv4 address
+ * @RMEM_A_DEV_PEER_IPV6: binary (16), server's IPv6 address
+ * @RMEM_A_DEV_PEER_PORT: u16, server's port
+ * @RMEM_A_DEV_SIZE: u64, device size in bytes
+ * @RMEM_A_DEV_VOLUME: string, named volume on the server (absent:
+ *	anonymous memory, freed at detach)
+ * @RMEM_A_DEV_QPS: u32, queue pairs = hardware queues
+ * @RMEM_A_DEV_QUEUE_DEPTH: u32, requests in flight per queue
+ * @RMEM_A_DEV_STATE: u32, &enum rmem_dev_state
+ * @RMEM_A_DEV_SERVER_ID: binary (16), the server pool's identity recorded
+ *	at attach
+ * @RMEM_A_DEV_GENERATION: u64, the volume's generation recorded at attach
+ * @RMEM_A_DEV_MR_SIZE: u64, the server's chunk size
+ * @RMEM_A_DEV_FORCE: flag, DEV_DEL: remove even if in use or the peer is
+ *	gone; outstanding I/O fails
+ * @RMEM_A_DEV_STATS: nest of &enum rmem_a_stats (replies)
+ * @RMEM_A_DEV_PAD: padding for 64-bit attributes
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
 enum rmem_a_dev {
 	RMEM_A_DEV_UNSPEC,
 	RMEM_A_DEV_NAME,
+	RMEM_A_DEV_PEER_IPV4,
+	RMEM_A_DEV_PEER_IPV6,
+	RMEM_A_DEV_PEER_PORT,
+	RMEM_A_DEV_SIZE,
+	RMEM_A_DEV_VOLUME,
+	RMEM_A_DEV_QPS,
+	RMEM_A_DEV_QUEUE_DEPTH,
+	RMEM_A_DEV_STATE,
+	RMEM_A_DEV_SERVER_ID,
+	RMEM_A_DEV_GENERATION,
+	RMEM_A_DEV_MR_SIZE,
+	RMEM_A_DEV_FORCE,
+	RMEM_A_DEV_STATS,
+	RMEM_A_DEV_PAD,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
+};
+
+/**
+ * enum rmem_a_stats - I/O counters of a device (replies)
+ * @RMEM_A_STATS_UNSPEC: unused
+ * @RMEM_A_STATS_READS: u64, read requests completed
+ * @RMEM_A_STATS_READ_BYTES: u64, bytes read
+ * @RMEM_A_STATS_WRITES: u64, write requests completed
+ * @RMEM_A_STATS_WRITE_BYTES: u64, bytes written
+ * @RMEM_A_STATS_ZEROES: u64, discard and write-zeroes requests completed
+ * @RMEM_A_STATS_ERRORS: u64, requests failed
+ * @RMEM_A_STATS_PAD: padding for 64-bit attributes
+ * @__RMEM_A_STATS_MAX: internal, one past the highest stats attribute
+ * @RMEM_A_STATS_MAX: highest stats attribute
+ */
+enum rmem_a_stats {
+	RMEM_A_STATS_UNSPEC,
+	RMEM_A_STATS_READS,
+	RMEM_A_STATS_READ_BYTES,
+	RMEM_A_STATS_WRITES,
+	RMEM_A_STATS_WRITE_BYTES,
+	RMEM_A_STATS_ZEROES,
+	RMEM_A_STATS_ERRORS,
+	RMEM_A_STATS_PAD,
+
+	__RMEM_A_STATS_MAX,
+	RMEM_A_STATS_MAX = __RMEM_A_STATS_MAX - 1
+};
+
+/**
+ * enum rmem_a_volume - attributes of a named volume on a server
+ * @RMEM_A_VOLUME_UNSPEC: unused
+ * @RMEM_A_VOLUME_SERVER: string, name of the server holding it (key)
+ * @RMEM_A_VOLUME_NAME: string, the volume's name (key)
+ * @RMEM_A_VOLUME_SIZE: u64, bytes
+ * @RMEM_A_VOLUME_BUSY: u8, 1 while a client is attached
+ * @RMEM_A_VOLUME_GENERATION: u64, changes whenever the volume is created
+ * @RMEM_A_VOLUME_PAD: padding for 64-bit attributes
+ * @__RMEM_A_VOLUME_MAX: internal, one past the highest volume attribute
+ * @RMEM_A_VOLUME_MAX: highest volume attribute
+ */
+enum rmem_a_volume {
+	RMEM_A_VOLUME_UNSPEC,
+	RMEM_A_VOLUME_SERVER,
+	RMEM_A_VOLUME_NAME,
+	RMEM_A_VOLUME_SIZE,
+	RMEM_A_VOLUME_BUSY,
+	RMEM_A_VOLUME_GENERATION,
+	RMEM_A_VOLUME_PAD,
+
+	__RMEM_A_VOLUME_MAX,
+	RMEM_A_VOLUME_MAX = __RMEM_A_VOLUME_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_RMEM_H */

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem client role: the block device and its data path.
+ *
+ * One blk-mq hardware queue per RC queue pair.  A read becomes RDMA READs
+ * and a write RDMA WRITEs straight between the request's pages and the
+ * server's chunk, one-sided.  Discard and write-zeroes are RDMA WRITEs from
+ * a zeroed buffer.  Flush needs nothing: the memory is volatile and no
+ * write cache is advertised.  All per-request state (scatterlist, SGEs,
+ * work requests) lives in the request's PDU, preallocated by blk-mq: the
+ * data path allocates no memory.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <rdma/ib_verbs.h>
+
+#include "client.h"
+
+static int rmem_major;
+
+/**
+ * rmem_blk_send_wrs() - send queue depth a queue pair needs
+ * @queue_depth: requests per queue
+ *
+ * Return: work requests: every request may post RMEM_WRS_PER_RQ + 1, plus
+ * one for control messages.
+ */
+unsigned int rmem_blk_send_wrs(unsigned int queue_depth)
+{
+	return queue_depth * (RMEM_WRS_PER_RQ + 1) + 1;
+}
+
+static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
+			    blk_status_t status)
+{
+	struct rmem_stats *st = &queue->stats;
+
+	if (status) {
+		st->errors++;
+		return;
+	}
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		st->reads++;
+		st->read_bytes += blk_rq_bytes(rq);
+		break;
+	case REQ_OP_WRITE:
+		st->writes++;
+		st->write_bytes += blk_rq_bytes(rq);
+		break;
+	default:
+		st->zeroes++;
+		break;
+	}
+}
+
+static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req, cqe);
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	struct rmem_queue *queue = cmd->queue;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err_ratelimited("%s: RDMA %s failed: %s\n",
+					   queue->dev->name,
+					   rq_data_dir(rq) ? "write" : "read",
+					   ib_wc_status_msg(wc->status));
+		cmd->status = BLK_STS_IOERR;
+		rmem_dev_fail(queue->dev);
+	}
+	if (cmd->nents) {
+		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nents,
+				rq_dma_dir(rq));
+		cmd->nents = 0;
+	}
+	rmem_rq_account(queue, rq, cmd->status);
+	if (likely(!blk_should_fake_timeout(rq->q)))
+		blk_mq_complete_request(rq);
+}
+
+/* Only flushed (failed) unsignalled work requests complete here. */
+static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req,
+					    err_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		cmd->status = BLK_STS_IOERR;
+}
+
+/*
+ * Local pieces (@addr[i], @len[i]) or, with @zero_len, @zero_len bytes of
+ * the zero buffer, become work requests at device offset @pos: at most
+ * max_sge entries each, a new one at every chunk boundary.
+ */
+static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
+			  enum ib_wr_opcode op, u64 pos, u32 zero_len)
+{
+	u64 mask = dev->chunk_size - 1;
+	struct ib_rdma_wr *wr = NULL;
+	struct scatterlist *sg = cmd->sgl;
+	unsigned int nsge = 0, nwr = 0, in_wr = 0;
+	int left = cmd->nents;
+
+	while (zero_len || left) {
+		u64 addr, len;
+
+		if (zero_len) {
+			addr = dev->zero_dma;
+			len = min_t(u32, zero_len, RMEM_ZERO_BUF);
+			zero_len -= len;
+		} else {
+			addr = sg_dma_address(sg);
+			len = sg_dma_len(sg);
+			sg = sg_next(sg);
+			left--;
+		}
+		while (len) {
+			u64 room = dev->chunk_size - (pos & mask);
+			u32 l = min(len, room);
+			struct ib_sge *sge;
+
+			if (!in_wr) {
+				const struct rmem_remote_chunk *c;
+
+				if (nwr == ARRAY_SIZE(cmd->wr))
+					return -EIO;
+				c = &dev->chunks[pos >> dev->chunk_shift];
+				wr = &cmd->wr[nwr];
+				memset(wr, 0, sizeof(*wr));
+				if (nwr)
+					cmd->wr[nwr - 1].wr.next = &wr->wr;
+				nwr++;
+				wr->wr.opcode = op;
+				wr->wr.wr_cqe = &cmd->err_cqe;
+				wr->wr.sg_list = &cmd->sge[nsge];
+				wr->remote_addr = c->addr + (pos & mask);
+				wr->rkey = c->rkey;
+			}
+			if (nsge == ARRAY_SIZE(cmd->sge))
+				return -EIO;
+			sge = &cmd->sge[nsge++];
+			sge->addr = addr;
+			sge->length = l;
+			sge->lkey = dev->pd->local_dma_lkey;
+			wr->wr.num_sge++;
+			addr += l;
+			len -= l;
+			pos += l;
+			if (++in_wr == dev->max_sge || !(pos & mask))
+				in_wr = 0;
+		}
+	}
+	if (!wr)
+		return -EIO;
+	wr->wr.wr_cqe = &cmd->cqe;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	return 0;
+}
+
+static blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
+				  struct rmem_req *cmd)
+{
+	int n;
+
+	sg_init_table(cmd->sgl, blk_rq_nr_phys_segments(rq));
+	n = blk_rq_map_sg(rq->q, rq, cmd->sgl);
+	if (WARN_ON_ONCE(n <= 0))
+		return BLK_STS_IOERR;
+	cmd->nents = ib_dma_map_sg(dev->ibdev, cmd->sgl, n, rq_dma_dir(rq));
+	if (!cmd->nents)
+		return BLK_STS_RESOURCE;
+	return BLK_STS_OK;
+}
+
+static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
+				  const struct blk_mq_queue_data *bd)
+{
+	struct rmem_queue *queue = hctx->driver_data;
+	struct rmem_dev *dev = queue->dev;
+	struct request *rq = bd->rq;
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+	u32 zero_len = 0;
+	enum ib_wr_opcode op;
+	blk_status_t ret;
+
+	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
+		     !READ_ONCE(queue->connected))) {
+		atomic64_inc(&dev->submit_errors);
+		return BLK_STS_IOERR;
+	}
+	cmd->queue = queue;
+	cmd->status = BLK_STS_OK;
+	cmd->nents = 0;
+
+	switch (req_op(rq)) {
+	case REQ_OP_FLUSH:
+		blk_mq_start_request(rq);
+		blk_mq_end_request(rq, BLK_STS_OK);
+		return BLK_STS_OK;
+	case REQ_OP_READ:
+		op = IB_WR_RDMA_READ;
+		break;
+	case REQ_OP_WRITE:
+		op = IB_WR_RDMA_WRITE;
+		break;
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		op = IB_WR_RDMA_WRITE;
+		zero_len = blk_rq_bytes(rq);
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+	if (unlikely(pos + blk_rq_bytes(rq) > dev->cfg.size ||
+		     !blk_rq_bytes(rq)))
+		return BLK_STS_IOERR;
+
+	blk_mq_start_request(rq);
+	if (!zero_len) {
+		ret = rmem_map_data(dev, rq, cmd);
+		if (ret)
+			goto out_fail;
+	}
+	if (rmem_build_wrs(dev, cmd, op, pos, zero_len)) {
+		ret = BLK_STS_IOERR;
+		goto out_unmap;
+	}
+	if (unlikely(ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, NULL))) {
+		ret = BLK_STS_IOERR;
+		goto out_unmap;
+	}
+	return BLK_STS_OK;
+
+out_unmap:
+	if (cmd->nents)
+		ib_dma_unmap_sg(dev->ibdev, cmd->sgl, cmd->nents, rq_dma_dir(rq));
+	cmd->nents = 0;
+out_fail:
+	atomic64_inc(&dev->submit_errors);
+	return ret;
+}
+
+static void rmem_complete_rq(struct request *rq)
+{
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+
+	blk_mq_end_request(rq, cmd->status);
+}
+
+/*
+ * A request the server never answered: fail the device, which disconnects
+ * every queue pair; the flush completes the request with an error.
+ */
+static enum blk_eh_timer_return rmem_timeout(struct request *rq)
+{
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+
+	pr_warn_ratelimited("%s: request timed out\n", cmd->queue->dev->name);
+	rmem_dev_fail(cmd->queue->dev);
+	return BLK_EH_RESET_TIMER;
+}
+
+static int rmem_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+			  unsigned int index)
+{
+	struct rmem_dev *dev = data;
+
+	hctx->driver_data = &dev->queues[index];
+	return 0;
+}
+
+static int rmem_init_request(struct blk_mq_tag_set *set, struct request *rq,
+			     unsigned int hctx_idx, unsigned int numa_node)
+{
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+
+	cmd->cqe.done = rmem_rdma_done;
+	cmd->err_cqe.done = rmem_rdma_err_done;
+	return 0;
+}
+
+static const struct blk_mq_ops rmem_mq_ops = {
+	.queue_rq	= rmem_queue_rq,
+	.complete	= rmem_complete_rq,
+	.timeout	= rmem_timeout,
+	.init_hctx	= rmem_init_hctx,
+	.init_request	= rmem_init_request,
+};
+
+static const struct block_device_operations rmem_fops = {
+	.owner		= THIS_MODULE,
+};
+
+/* ---- sysfs: /sys/block/rmemN/rmem/ ------------------------------------ */
+
+static struct rmem_dev *rmem_dev_of(struct device *d)
+{
+	return dev_to_disk(d)->private_data;
+}
+
+static ssize_t peer_show(struct device *d, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%pISpc\n", &rmem_dev_of(d)->cfg.peer);
+}
+static DEVICE_ATTR_RO(peer);
+
+static ssize_t volume_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", rmem_dev_of(d)->cfg.volume);
+}
+static DEVICE_ATTR_RO(volume);
+
+static ssize_t state_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	static const char * const names[] = {
+		[RMEM_DEV_STATE_CONNECTING] = "connecting",
+		[RMEM_DEV_STATE_LIVE] = "live",
+		[RMEM_DEV_STATE_DEAD] = "dead",
+		[RMEM_DEV_STATE_DELETING] = "deleting",
+	};
+	unsigned int s = READ_ONCE(rmem_dev_of(d)->state);
+
+	return sysfs_emit(buf, "%s\n", s < ARRAY_SIZE(names) && names[s] ?
+			  names[s] : "unknown");
+}
+static DEVICE_ATTR_RO(state);
+
+static ssize_t server_id_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%*phN\n", RMEM_ID_LEN,
+			  rmem_dev_of(d)->server_id);
+}
+static DEVICE_ATTR_RO(server_id);
+
+static ssize_t generation_show(struct device *d,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", rmem_dev_of(d)->generation);
+}
+static DEVICE_ATTR_RO(generation);
+
+static ssize_t qps_show(struct device *d, struct device_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%u\n", rmem_dev_of(d)->nr_queues);
+}
+static DEVICE_ATTR_RO(qps);
+
+static ssize_t queue_depth_show(struct device *d,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", rmem_dev_of(d)->cfg.queue_depth);
+}
+static DEVICE_ATTR_RO(queue_depth);
+
+static struct attribute *rmem_disk_attrs[] = {
+	&dev_attr_peer.attr,
+	&dev_attr_volume.attr,
+	&dev_attr_state.attr,
+	&dev_attr_server_id.attr,
+	&dev_attr_generation.attr,
+	&dev_attr_qps.attr,
+	&dev_attr_queue_depth.attr,
+	NULL,
+};
+
+static const struct attribute_group rmem_disk_group = {
+	.name = "rmem",
+	.attrs = rmem_disk_attrs,
+};
+
+static const struct attribute_group *rmem_disk_groups[] = {
+	&rmem_disk_group,
+	NULL,
+};
+
+/* ---- disk lifetime ------------------------------------------------------ */
+
+static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
+{
+	unsigned int segs = min_t(unsigned int, RMEM_MAX_SEGS,
+				  dev->max_sge * RMEM_WRS_PER_RQ);
+	/* one work request is kept spare for a chunk boundary */
+	u64 zero_max = (u64)(RMEM_WRS_PER_RQ - 1) * dev->max_sge * RMEM_ZERO_BUF;
+
+	zero_max = min_t(u64, zero_max, SZ_4M);
+	blk_queue_logical_block_size(q, SECTOR_SIZE);
+	blk_queue_physical_block_size(q, PAGE_SIZE);
+	blk_queue_io_min(q, PAGE_SIZE);
+	blk_queue_max_hw_sectors(q, SZ_1M >> SECTOR_SHIFT);
+	blk_queue_max_segments(q, segs);
+	blk_queue_chunk_sectors(q, dev->chunk_size >> SECTOR_SHIFT);
+	blk_queue_max_discard_sectors(q, zero_max >> SECTOR_SHIFT);
+	blk_queue_max_write_zeroes_sectors(q, zero_max >> SECTOR_SHIFT);
+	q->limits.discard_granularity = PAGE_SIZE;
+	blk_queue_write_cache(q, false, false);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+}
+
+/**
+ * rmem_blk_create() - create and announce /dev/rmemN
+ * @dev: a connected device
+ *
+ * Return: 0 or a negative errno.
+ */
+int rmem_blk_create(struct rmem_dev *dev)
+{
+	struct blk_mq_tag_set *set = &dev->tag_set;
+	struct gendisk *disk;
+	int ret;
+
+	set->ops = &rmem_mq_ops;
+	set->nr_hw_queues = dev->nr_queues;
+	set->queue_depth = dev->cfg.queue_depth;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = sizeof(struct rmem_req);
+	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	set->driver_data = dev;
+	set->timeout = 30 * HZ;
+	ret = blk_mq_alloc_tag_set(set);
+	if (ret)
+		return ret;
+
+	disk = blk_mq_alloc_disk(set, dev);
+	if (IS_ERR(disk)) {
+		ret = PTR_ERR(disk);
+		goto out_free_tag_set;
+	}
+	disk->major = rmem_major;
+	disk->first_minor = dev->index * RMEM_MINORS;
+	disk->minors = RMEM_MINORS;
+	disk->fops = &rmem_fops;
+	disk->private_data = dev;
+	strscpy(disk->disk_name, dev->name, DISK_NAME_LEN);
+	set_capacity(disk, dev->cfg.size >> SECTOR_SHIFT);
+	rmem_blk_limits(dev, disk->queue);
+	dev->disk = disk;
+
+	ret = device_add_disk(NULL, disk, rmem_disk_groups);
+	if (ret)
+		goto out_put_disk;
+	return 0;
+
+out_put_disk:
+	put_disk(disk);
+	dev->disk = NULL;
+out_free_tag_set:
+	blk_mq_free_tag_set(set);
+	return ret;
+}
+
+/**
+ * rmem_blk_remove() - remove /dev/rmemN; waits for outstanding requests
+ * @dev: the device
+ */
+void rmem_blk_remove(struct rmem_dev *dev)
+{
+	if (dev->disk)
+		del_gendisk(dev->disk);
+}
+
+/**
+ * rmem_blk_free() - free the disk and the tag set
+ * @dev: the device, after rmem_blk_remove() and with all queues torn down
+ */
+void rmem_blk_free(struct rmem_dev *dev)
+{
+	if (!dev->disk)
+		return;
+	put_disk(dev->disk);
+	dev->disk = NULL;
+	blk_mq_free_tag_set(&dev->tag_set);
+}
+
+/**
+ * rmem_blk_init() - register the block major
+ *
+ * Return: 0 or a negative errno.
+ */
+int rmem_blk_init(void)
+{
+	rmem_major = register_blkdev(0, "rmem");
+	return rmem_major < 0 ? rmem_major : 0;
+}
+
+/**
+ * rmem_blk_exit() - unregister the block major
+ */
+void rmem_blk_exit(void)
+{
+	unregister_blkdev(rmem_major, "rmem");
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rmem client role: structures shared by client.c (connections, device
+ * lifetime) and blk.c (the blk-mq data path).
+ */
+#ifndef _RMEM_CLIENT_H
+#define _RMEM_CLIENT_H
+
+#include <linux/blk-mq.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "proto.h"
+#include "rmem.h"
+
+#define RMEM_MAX_DEV_QPS	64
+#define RMEM_MAX_QUEUE_DEPTH	1024
+/* Scatter/gather entries per work request we use at most. */
+#define RMEM_MAX_SGE		32
+/* RDMA work requests one block request may need at most. */
+#define RMEM_WRS_PER_RQ		4
+#define RMEM_MAX_SEGS		(RMEM_MAX_SGE * RMEM_WRS_PER_RQ)
+/* Zeroed buffer used as the source of discard and write-zeroes. */
+#define RMEM_ZERO_BUF		SZ_64K
+#define RMEM_MINORS		16
+
+/**
+ * struct rmem_stats - I/O counters of one queue (updated in its CQ context)
+ * @reads: read requests completed
+ * @read_bytes: bytes read
+ * @writes: write requests completed
+ * @write_bytes: bytes written
+ * @zeroes: discard and write-zeroes requests completed
+ * @errors: requests failed
+ */
+struct rmem_stats {
+	u64 reads;
+	u64 read_bytes;
+	u64 writes;
+	u64 write_bytes;
+	u64 zeroes;
+	u64 errors;
+};
+
+/**
+ * struct rmem_queue - one hardware queue: one RC queue pair, one CQ
+ * @dev: the device
+ * @index: queue (and queue pair) index
+ * @cm_id: rdma_cm id owning the QP
+ * @cq: completion queue of the QP
+ * @cm_done: signalled when connecting ends, either way
+ * @cm_error: 0 or why connecting failed
+ * @cm_msg: extack text for @cm_error
+ * @connected: established and not yet disconnected
+ * @stats: counters
+ */
+struct rmem_queue {
+	struct rmem_dev *dev;
+	unsigned int index;
+	struct rdma_cm_id *cm_id;
+	struct ib_cq *cq;
+	struct completion cm_done;
+	int cm_error;
+	const char *cm_msg;
+	bool connected;
+	struct rmem_stats stats;
+};
+
+/**
+ * struct rmem_remote_chunk - where a chunk of the device lives
+ * @addr: remote address
+ * @rkey: remote key
+ */
+struct rmem_remote_chunk {
+	u64 addr;
+	u32 rkey;
+};
+
+/**
+ * struct rmem_dev - a client block device, /dev/rmemN
+ * @node: in the global device list
+ * @name: rmemN
+ * @index: N
+ * @cfg: what DEV_ADD asked for, with defaults filled in
+ * @ibdev: RDMA device reaching the peer
+ * @pd: protection domain of all queue pairs
+ * @queues: one per hardware queue
+ * @nr_queues: entries in @queues
+ * @max_sge: scatter/gather entries per work request
+ * @token: session token
+ * @server_id: the server pool's identity
+ * @generation: generation of the memory
+ * @chunk_size: bytes per remote chunk
+ * @chunk_shift: log2(@chunk_size)
+ * @nr_chunks: entries in @chunks
+ * @chunks: the chunk table
+ * @ready: READY message buffer (queue pair 0 receive)
+ * @ready_dma: DMA address of @ready
+ * @ctl_cqe: completion of control work requests on queue pair 0
+ * @ctl_done: signalled by @ctl_cqe
+ * @ctl_status: status of the last control completion
+ * @zero: zeroed buffer for discard/write-zeroes
+ * @zero_dma: DMA address of @zero
+ * @tag_set: blk-mq tag set
+ * @disk: the gendisk
+ * @state: &enum rmem_dev_state
+ * @fail_work: moves a failed device to dead
+ * @submit_errors: requests refused before reaching the wire
+ */
+struct rmem_dev {
+	struct list_head node;
+	char name[RMEM_NAME_MAX];
+	int index;
+	struct rmem_dev_cfg cfg;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct rmem_queue *queues;
+	unsigned int nr_queues;
+	unsigned int max_sge;
+	u8 token[RMEM_WIRE_TOKEN_LEN];
+	u8 server_id[RMEM_ID_LEN];
+	u64 generation;
+	u64 chunk_size;
+	unsigned int chunk_shift;
+	unsigned int nr_chunks;
+	struct rmem_remote_chunk *chunks;
+	struct rmem_wire_ready *ready;
+	u64 ready_dma;
+	struct ib_cqe ctl_cqe;
+	struct completion ctl_done;
+	enum ib_wc_status ctl_status;
+	void *zero;
+	u64 zero_dma;
+	struct blk_mq_tag_set tag_set;
+	struct gendisk *disk;
+	enum rmem_dev_state state;
+	struct work_struct fail_work;
+	atomic64_t submit_errors;
+};
+
+/**
+ * struct rmem_req - per-request context, preallocated by blk-mq (cmd_size)
+ * @queue: the queue it was issued on
+ * @cqe: completion of the last (signalled) work request
+ * @err_cqe: completion of unsignalled work requests (flushes only)
+ * @status: block status to complete with
+ * @nents: DMA-mapped entries of @sgl, 0 if none
+ * @sgl: the request's pages
+ * @sge: local scatter/gather entries of the work requests
+ * @wr: the RDMA READ/WRITE work requests
+ */
+struct rmem_req {
+	struct rmem_queue *queue;
+	struct ib_cqe cqe;
+	struct ib_cqe err_cqe;
+	blk_status_t status;
+	int nents;
+	struct scatterlist sgl[RMEM_MAX_SEGS];
+	struct ib_sge sge[RMEM_MAX_SEGS + RMEM_WRS_PER_RQ];
+	struct ib_rdma_wr wr[RMEM_WRS_PER_RQ + 1];
+};
+
+/* client.c */
+void rmem_dev_fail(struct rmem_dev *dev);
+
+/* blk.c */
+int rmem_blk_init(void);
+void rmem_blk_exit(void);
+unsigned int rmem_blk_send_wrs(unsigned int queue_depth);
+int rmem_blk_create(struct rmem_dev *dev);
+void rmem_blk_remove(struct rmem_dev *dev);
+void rmem_blk_free(struct rmem_dev *dev);
+
+#endif /* _RMEM_CLIENT_H */

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem server role: the memory donor.
+ *
+ * A server owns a pool of RAM, allocated at creation in chunks of
+ * chunk_size bytes (each chunk a few high-order blocks, DMA mapped once).
+ * Each client session gets its own protection domain; the chunks handed to
+ * it are registered as memory regions in that PD only, so no other
+ * session's queue pairs can reach them, whatever rkey they try.  Chunks are
+ * zeroed before a session first sees them.  After setup the server's CPU
+ * takes no part in I/O.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "proto.h"
+#include "rmem.h"
+#include "server.h"
+
+static LIST_HEAD(rmem_servers);
+static DEFINE_MUTEX(rmem_servers_lock);
+
+/* Generation numbers: random start, then strictly increasing. */
+static atomic64_t rmem_generation;
+
+static struct rmem_server *rmem_server_find(const char *name)
+{
+	struct rmem_server *srv;
+
+	list_for_each_entry(srv, &rmem_servers, node)
+		if (!strcmp(srv->name, name))
+			return srv;
+	return NULL;
+}
+
+/* ---- chunks ------------------------------------------------------------ */
+
+static void rmem_chunk_free(struct rmem_server *srv, struct rmem_chunk *c)
+{
+	struct scatterlist *sg;
+	int i;
+
+	if (!c->sgt.sgl)
+		return;
+	if (c->mapped)
+		ib_dma_unmap_sg(srv->ibdev, c->sgt.sgl, c->sgt.orig_nents,
+				DMA_BIDIRECTIONAL);
+	for_each_sgtable_sg(&c->sgt, sg, i)
+		if (sg_page(sg))
+			__free_pages(sg_page(sg), srv->block_order);
+	sg_free_table(&c->sgt);
+}
+
+static int rmem_chunk_alloc(struct rmem_server *srv, struct rmem_chunk *c)
+{
+	unsigned int nblocks = srv->chunk_size >> (PAGE_SHIFT + srv->block_order);
+	struct scatterlist *sg;
+	struct page *page;
+	int i, ret;
+
+	ret = sg_alloc_table(&c->sgt, nblocks, GFP_KERNEL);
+	if (ret)
+		return ret;
+	for_each_sgtable_sg(&c->sgt, sg, i) {
+		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
+				   srv->block_order);
+		if (!page)
+			return -ENOMEM;
+		sg_set_page(sg, page, PAGE_SIZE << srv->block_order, 0);
+	}
+	ret = ib_dma_map_sg(srv->ibdev, c->sgt.sgl, c->sgt.orig_nents,
+			    DMA_BIDIRECTIONAL);
+	if (ret <= 0)
+		return -EIO;
+	c->sgt.nents = ret;
+	c->mapped = true;
+	return 0;
+}
+
+/* No ib_dma_sync_sg_*() in this kernel: sync real DMA mappings directly. */
+static void rmem_chunk_sync(struct rmem_server *srv, struct rmem_chunk *c,
+			    bool for_cpu)
+{
+	if (ib_uses_virt_dma(srv->ibdev))
+		return;
+	if (for_cpu)
+		dma_sync_sg_for_cpu(srv->ibdev->dma_device, c->sgt.sgl,
+				    c->sgt.orig_nents, DMA_BIDIRECTIONAL);
+	else
+		dma_sync_sg_for_device(srv->ibdev->dma_device, c->sgt.sgl,
+				       c->sgt.orig_nents, DMA_BIDIRECTIONAL);
+}
+
+/* Zero a chunk a client wrote to, before anyone else can see it. */
+static void rmem_chunk_zero(struct rmem_server *srv, struct rmem_chunk *c)
+{
+	unsigned int n = 1U << srv->block_order;
+	struct scatterlist *sg;
+	unsigned int j;
+	int i;
+
+	if (!c->dirty)
+		return;
+	rmem_chunk_sync(srv, c, true);
+	for_each_sgtable_sg(&c->sgt, sg, i) {
+		for (j = 0; j < n; j++)
+			clear_highpage(sg_page(sg) + j);
+		cond_resched();
+	}
+	rmem_chunk_sync(srv, c, false);
+	c->dirty = false;
+}
+
+/* Take @n chunks from the free list into @out.  Called with srv->lock. */
+static int rmem_chunks_take(struct rmem_server *srv, struct rmem_chunk **out,
+			    unsigned int n)
+{
+	unsigned int i;
+
+	if (n > srv->nr_free)
+		return -ENOSPC;
+	for (i = 0; i < n; i++) {
+		out[i] = list_first_entry(&srv->free_chunks, struct rmem_chunk,
+					  node);
+		list_del_init(&out[i]->node);
+	}
+	srv->nr_free -= n;
+	return 0;
+}
+
+/* Give chunks back; they are zeroed before being handed out again. */
+static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
+			    unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		c[i]->dirty = true;
+		list_add_tail(&c[i]->node, &srv->free_chunks);
+	}
+	srv->nr_free += n;
+}
+
+/* ---- volumes ----------------------------------------------------------- */
+
+static struct rmem_volume *rmem_volume_find(struct rmem_server *srv,
+					    const char *name)
+{
+	struct rmem_volume *vol;
+
+	list_for_each_entry(vol, &srv->volumes, node)
+		if (!strcmp(vol->name, name))
+			return vol;
+	return NULL;
+}
+
+static void rmem_volume_free(struct rmem_server *srv, struct rmem_volume *vol)
+{
+	rmem_chunks_put(srv, vol->chunks, vol->nr_chunks);
+	list_del(&vol->node);
+	kfree(vol->chunks);
+	kfree(vol);
+}
+
+/* ---- server lifetime ---------------------------------------------------- */
+
+/*
+ * Work out the chunk geometry the device supports: blocks of the largest
+ * page size the device can map (at most 2 MiB, at most what the page
+ * allocator gives), and no more blocks per chunk than a fast-registration
+ * page list holds.
+ */
+static int rmem_server_geometry(struct rmem_server *srv, u64 want,
+				struct netlink_ext_ack *extack)
+{
+	const struct ib_device_attr *a = &srv->ibdev->attrs;
+	unsigned int shift, max_pages = a->max_fast_reg_page_list_len;
+	u64 size;
+
+	if (!want)
+		want = (u64)rmem_default_mr_size_mb << 20;
+	for (shift = min_t(unsigned int, 21, PAGE_SHIFT + MAX_ORDER - 1);
+	     shift > PAGE_SHIFT; shift--)
+		if ((a->page_size_cap & BIT_ULL(shift)) && BIT_ULL(shift) <= want)
+			break;
+	if (!(a->page_size_cap & BIT_ULL(shift)) || !max_pages) {
+		NL_SET_ERR_MSG(extack,
+			       "RDMA device cannot register memory with the kernel's page size");
+		return -EOPNOTSUPP;
+	}
+	size = min_t(u64, want, (u64)max_pages << shift);
+	size = rounddown_pow_of_two(size);
+	srv->block_order = shift - PAGE_SHIFT;
+	srv->chunk_size = size;
+	srv->chunk_shift = ilog2(size);
+	return 0;
+}
+
+static void rmem_server_free(struct rmem_server *srv)
+{
+	unsigned int i;
+
+	if (srv->listen_id && !IS_ERR(srv->listen_id))
+		rdma_destroy_id(srv->listen_id);
+	if (srv->chunks)
+		for (i = 0; i < srv->nr_chunks; i++)
+			rmem_chunk_free(srv, &srv->chunks[i]);
+	kvfree(srv->chunks);
+	kfree(srv->allow);
+	kfree(srv);
+}
+
+static int rmem_server_listen(struct rmem_server *srv,
+			      struct netlink_ext_ack *extack)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, rmem_server_cm_handler, srv,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		NL_SET_ERR_MSG(extack, "cannot create an rdma_cm id");
+		return PTR_ERR(id);
+	}
+	srv->listen_id = id;
+	ret = rdma_set_reuseaddr(id, 1);
+	if (!ret)
+		ret = rdma_bind_addr(id, (struct sockaddr *)&srv->addr);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "cannot bind the listen address: is it an address of an RDMA-capable interface (rdma link)?");
+		return ret;
+	}
+	if (!id->device) {
+		NL_SET_ERR_MSG(extack,
+			       "listen address must belong to one RDMA device (a wildcard address is not supported)");
+		return -EADDRNOTAVAIL;
+	}
+	srv->ibdev = id->device;
+	return 0;
+}
+
+/**
+ * rmem_server_add() - create a memory server and start listening
+ * @cfg: name, address, pool and chunk sizes, allowed clients
+ * @extack: error reporting
+ * @reply: if not NULL, the new server is described into it
+ *
+ * Allocates the whole pool up front, zeroed, and DMA maps it for the RDMA
+ * device that owns the listen address.
+ *
+ * Return: 0 or a negative errno, with an extack message.
+ */
+int rmem_server_add(const struct rmem_server_cfg *cfg,
+		    struct netlink_ext_ack *extack, struct sk_buff *reply)
+{
+	struct rmem_server *srv;
+	unsigned int i;
+	int ret;
+
+	mutex_lock(&rmem_servers_lock);
+	if (rmem_server_find(cfg->name)) {
+		NL_SET_ERR_MSG(extack, "a server with this name exists");
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
+	if (!srv) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	srv->ctx = RMEM_CTX_LISTENER;
+	strscpy(srv->name, cfg->name, sizeof(srv->name));
+	srv->addr = cfg->addr;
+	mutex_init(&srv->lock);
+	INIT_LIST_HEAD(&srv->free_chunks);
+	INIT_LIST_HEAD(&srv->sessions);
+	INIT_LIST_HEAD(&srv->volumes);
+	init_waitqueue_head(&srv->sessions_wq);
+	get_random_bytes(srv->id, sizeof(srv->id));
+	if (cfg->nr_allow) {
+		srv->allow = kmemdup(cfg->allow,
+				     cfg->nr_allow * sizeof(*cfg->allow),
+				     GFP_KERNEL);
+		if (!srv->allow) {
+			ret = -ENOMEM;
+			goto out_free_server;
+		}
+		srv->nr_allow = cfg->nr_allow;
+	}
+
+	ret = rmem_server_listen(srv, extack);
+	if (ret)
+		goto out_free_server;
+	ret = rmem_server_geometry(srv, cfg->mr_size, extack);
+	if (ret)
+		goto out_free_server;
+
+	srv->nr_chunks = DIV_ROUND_UP_ULL(cfg->pool_size, srv->chunk_size);
+	srv->chunks = kvcalloc(srv->nr_chunks, sizeof(*srv->chunks), GFP_KERNEL);
+	if (!srv->chunks) {
+		ret = -ENOMEM;
+		goto out_free_server;
+	}
+	for (i = 0; i < srv->nr_chunks; i++) {
+		srv->chunks[i].index = i;
+		ret = rmem_chunk_alloc(srv, &srv->chunks[i]);
+		if (ret) {
+			NL_SET_ERR_MSG(extack,
+				       "cannot allocate the pool: not enough free memory");
+			goto out_free_server;
+		}
+		list_add_tail(&srv->chunks[i].node, &srv->free_chunks);
+		cond_resched();
+	}
+	srv->nr_free = srv->nr_chunks;
+
+	ret = rdma_listen(srv->listen_id, 128);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "rdma_listen failed (address or port in use?)");
+		goto out_free_server;
+	}
+	list_add_tail(&srv->node, &rmem_servers);
+	pr_info("server %s: pool %llu MiB in %u chunks of %llu KiB (memory regions registered with %lu KiB pages, device %s)\n",
+		srv->name, ((u64)srv->nr_chunks << srv->chunk_shift) >> 20,
+		srv->nr_chunks, srv->chunk_size >> 10,
+		(PAGE_SIZE << srv->block_order) >> 10,
+		dev_name(&srv->ibdev->dev));
+	if (reply)
+		ret = rmem_server_put(reply, srv);
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+
+out_free_server:
+	rmem_server_free(srv);
+out_unlock:
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/* Stop listening, end every session, free the pool.  rmem_servers_lock. */
+static void rmem_server_destroy(struct rmem_server *srv)
+{
+	struct rmem_session *sess;
+	struct rmem_volume *vol, *tmp;
+
+	list_del(&srv->node);
+	mutex_lock(&srv->lock);
+	srv->dying = true;
+	mutex_unlock(&srv->lock);
+	/* no new connect requests after this */
+	rdma_destroy_id(srv->listen_id);
+	srv->listen_id = NULL;
+
+	mutex_lock(&srv->lock);
+	list_for_each_entry(sess, &srv->sessions, node)
+		rmem_session_kill(sess);
+	mutex_unlock(&srv->lock);
+	wait_event(srv->sessions_wq, rmem_server_idle(srv));
+	flush_workqueue(rmem_wq);
+
+	list_for_each_entry_safe(vol, tmp, &srv->volumes, node)
+		rmem_volume_free(srv, vol);
+	pr_info("server %s: removed\n", srv->name);
+	rmem_server_free(srv);
+}
+
+/**
+ * rmem_server_del() - remove a server; its clients lose their memory
+ * @name: server name
+ * @extack: error reporting
+ *
+ * Return: 0, or -ENOENT with an extack message.
+ */
+int rmem_server_del(const char *name, struct netlink_ext_ack *extack)
+{
+	struct rmem_server *srv;
+
+	mutex_lock(&rmem_servers_lock);
+	srv = rmem_server_find(name);
+	if (!srv) {
+		mutex_unlock(&rmem_servers_lock);
+		NL_SET_ERR_MSG(extack, "no such server");
+		return -ENOENT;
+	}
+	rmem_server_destroy(srv);
+	mutex_unlock(&rmem_servers_lock);
+	return 0;
+}
+
+/**
+ * rmem_server_del_all() - remove every server (module unload)
+ */
+void rmem_server_del_all(void)
+{
+	struct rmem_server *srv, *tmp;
+
+	mutex_lock(&rmem_servers_lock);
+	list_for_each_entry_safe(srv, tmp, &rmem_servers, node)
+		rmem_server_destroy(srv);
+	mutex_unlock(&rmem_servers_lock);
+}
+
+/* ---- sessions: allocation of memory at connect ------------------------ */
+
+/**
+ * rmem_server_session_memory() - give a new session its chunks
+ * @srv: the server
+ * @sess: the session; size and volume name set
+ *
+ * Anonymous sessions take fresh chunks; a named volume is created on first
+ * use and handed back, same chunks, same contents, afterwards.  Called with
+ * srv->lock held.
+ *
+ * Return: RMEM_WIRE_OK or the status to reject with.
+ */
+enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
+						 struct rmem_session *sess)
+{
+	unsigned int n = DIV_ROUND_UP_ULL(sess->size, srv->chunk_size);
+	struct rmem_volume *vol;
+
+	if (!sess->volume_name[0]) {
+		sess->chunks = kcalloc(n, sizeof(*sess->chunks), GFP_KERNEL);
+		if (!sess->chunks)
+			return RMEM_WIRE_ENOMEM;
+		if (rmem_chunks_take(srv, sess->chunks, n)) {
+			kfree(sess->chunks);
+			sess->chunks = NULL;
+			return RMEM_WIRE_ENOSPC;
+		}
+		sess->nr_chunks = n;
+		sess->generation = atomic64_inc_return(&rmem_generation);
+		return RMEM_WIRE_OK;
+	}
+
+	vol = rmem_volume_find(srv, sess->volume_name);
+	if (vol) {
+		if (vol->owner)
+			return RMEM_WIRE_EBUSY;
+		if (vol->size != sess->size)
+			return RMEM_WIRE_ESIZE;
+	} else {
+		vol = kzalloc(sizeof(*vol), GFP_KERNEL);
+		if (!vol)
+			return RMEM_WIRE_ENOMEM;
+		vol->chunks = kcalloc(n, sizeof(*vol->chunks), GFP_KERNEL);
+		if (!vol->chunks) {
+			kfree(vol);
+			return RMEM_WIRE_ENOMEM;
+		}
+		if (rmem_chunks_take(srv, vol->chunks, n)) {
+			kfree(vol->chunks);
+			kfree(vol);
+			return RMEM_WIRE_ENOSPC;
+		}
+		strscpy(vol->name, sess->volume_name, sizeof(vol->name));
+		vol->size = sess->size;
+		vol->nr_chunks = n;
+		vol->generation = atomic64_inc_return(&rmem_generation);
+		list_add_tail(&vol->node, &srv->volumes);
+	}
+	vol->owner = sess;
+	sess->volume = vol;
+	sess->chunks = vol->chunks;
+	sess->nr_chunks = vol->nr_chunks;
+	sess->generation = vol->generation;
+	return RMEM_WIRE_OK;
+}
+
+/**
+ * rmem_server_session_release_memory() - a session ends: give memory back
+ * @srv: the server
+ * @sess: the session
+ *
+ * A volume keeps its chunks and becomes free for the next attach; an
+ * anonymous session's chunks return to the pool, to be zeroed before reuse.
+ * Called with srv->lock held.
+ */
+void rmem_server_session_release_memory(struct rmem_server *srv,
+					struct rmem_session *sess)
+{
+	if (sess->volume) {
+		sess->volume->owner = NULL;
+		sess->volume = NULL;
+	} else if (sess->chunks) {
+		rmem_chunks_put(srv, sess->chunks, sess->nr_chunks);
+		kfree(sess->chunks);
+	}
+	sess->chunks = NULL;
+	sess->nr_chunks = 0;
+}
+
+/**
+ * rmem_server_zero_chunks() - zero what a session may not see
+ * @srv: the server
+ * @sess: the session
+ *
+ * Chunks that came back from another anonymous session, or from a freed
+ * volume, are zeroed before they are registered for this session.
+ */
+void rmem_server_zero_chunks(struct rmem_server *srv, struct rmem_session *sess)
+{
+	unsigned int i;
+
+	for (i = 0; i < sess->nr_chunks; i++)
+		rmem_chunk_zero(srv, sess->chunks[i]);
+}
+
+/* ---- volumes over netlink ---------------------------------------------- */
+
+/**
+ * rmem_volume_del() - free a detached volume's memory
+ * @server: server name
+ * @volume: volume name
+ * @bad_attr: set to the RMEM_A_VOLUME_* attribute at fault on error
+ * @extack: error reporting
+ *
+ * Return: 0, -ENOENT for an unknown server or volume, -EBUSY if attached.
+ */
+int rmem_volume_del(const char *server, const char *volume, int *bad_attr,
+		    struct netlink_ext_ack *extack)
+{
+	struct rmem_server *srv;
+	struct rmem_volume *vol;
+	int ret = 0;
+
+	*bad_attr = RMEM_A_VOLUME_SERVER;
+	mutex_lock(&rmem_servers_lock);
+	srv = rmem_server_find(server);
+	if (!srv) {
+		NL_SET_ERR_MSG(extack, "no such server");
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	*bad_attr = RMEM_A_VOLUME_NAME;
+	mutex_lock(&srv->lock);
+	vol = rmem_volume_find(srv, volume);
+	if (!vol) {
+		NL_SET_ERR_MSG(extack, "no such volume");
+		ret = -ENOENT;
+	} else if (vol->owner) {
+		NL_SET_ERR_MSG(extack, "volume is attached by a client");
+		ret = -EBUSY;
+	} else {
+		rmem_volume_free(srv, vol);
+	}
+	mutex_unlock(&srv->lock);
+out_unlock:
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/* ---- netlink replies --------------------------------------------------- */
+
+/**
+ * rmem_server_fill() - dump servers into a netlink message
+ * @skb: the dump or reply buffer
+ * @m: message header values
+ * @name: only this server, or NULL for all
+ * @idx: in: servers to skip; out: servers written
+ * @extack: error reporting
+ *
+ * Return: 0 when everything fitted, -EMSGSIZE to continue later, -ENOENT.
+ */
+int rmem_server_fill(struct sk_buff *skb, const struct rmem_msg *m,
+		     const char *name, int *idx, struct netlink_ext_ack *extack)
+{
+	struct rmem_server *srv;
+	int i = 0, ret = 0;
+
+	mutex_lock(&rmem_servers_lock);
+	if (name && !rmem_server_find(name)) {
+		NL_SET_ERR_MSG(extack, "no such server");
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	list_for_each_entry(srv, &rmem_servers, node) {
+		if (name && strcmp(srv->name, name))
+			continue;
+		if (i++ < *idx)
+			continue;
+		ret = rmem_server_put_msg(skb, m, srv);
+		if (ret)
+			break;
+		(*idx)++;
+	}
+out_unlock:
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/**
+ * rmem_volume_fill() - dump volumes into a netlink message
+ * @skb: the dump buffer
+ * @m: message header values
+ * @server: only volumes of this server, or NULL
+ * @idx: in: volumes to skip; out: volumes written
+ *
+ * Return: 0 when everything fitted, -EMSGSIZE to continue later.
+ */
+int rmem_volume_fill(struct sk_buff *skb, const struct rmem_msg *m,
+		     const char *server, int *idx)
+{
+	struct rmem_server *srv;
+	struct rmem_volume *vol;
+	int i = 0, ret = 0;
+
+	mutex_lock(&rmem_servers_lock);
+	list_for_each_entry(srv, &rmem_servers, node) {
+		if (server && strcmp(srv->name, server))
+			continue;
+		mutex_lock(&srv->lock);
+		list_for_each_entry(vol, &srv->volumes, node) {
+			if (i++ < *idx)
+				continue;
+			ret = rmem_volume_put_msg(skb, m, srv, vol);
+			if (ret)
+				break;
+			(*idx)++;
+		}
+		mutex_unlock(&srv->lock);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/**
+ * rmem_server_init() - set up the server role
+ */
+void rmem_server_init(void)
+{
+	u64 start;
+
+	get_random_bytes(&start, sizeof(start));
+	atomic64_set(&rmem_generation, start >> 16);
+}

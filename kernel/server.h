@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rmem server role: structures shared by server.c (pool, volumes) and
+ * session.c (connections, registration).
+ */
+#ifndef _RMEM_SERVER_H
+#define _RMEM_SERVER_H
+
+#include <linux/scatterlist.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "proto.h"
+
+/* Most queue pairs a session may open. */
+#define RMEM_MAX_QPS		64
+
+/* First member of every rdma_cm_id context of the server role. */
+enum rmem_cm_ctx {
+	RMEM_CTX_LISTENER = 1,
+	RMEM_CTX_CONN,
+};
+
+/**
+ * struct rmem_chunk - one chunk of the pool: chunk_size bytes of RAM
+ * @node: in the server's free list while free
+ * @sgt: its blocks, DMA mapped for the server's device
+ * @index: position in the pool
+ * @mapped: @sgt is DMA mapped
+ * @dirty: may hold data of a former owner; zero before handing out
+ */
+struct rmem_chunk {
+	struct list_head node;
+	struct sg_table sgt;
+	unsigned int index;
+	bool mapped;
+	bool dirty;
+};
+
+/**
+ * struct rmem_volume - named memory kept across attaches
+ * @node: in the server's volume list
+ * @name: volume name
+ * @size: bytes
+ * @generation: identifies this incarnation of the volume
+ * @chunks: its chunks
+ * @nr_chunks: entries in @chunks
+ * @owner: attached session, or NULL
+ */
+struct rmem_volume {
+	struct list_head node;
+	char name[RMEM_VOLUME_MAX];
+	u64 size;
+	u64 generation;
+	struct rmem_chunk **chunks;
+	unsigned int nr_chunks;
+	struct rmem_session *owner;
+};
+
+/**
+ * struct rmem_server - a memory server
+ * @ctx: RMEM_CTX_LISTENER (context of @listen_id)
+ * @node: in the global server list
+ * @name: server name
+ * @addr: listen address and port
+ * @listen_id: the rdma_cm listener
+ * @ibdev: RDMA device of @addr
+ * @id: random pool identity
+ * @chunk_size: bytes per chunk (a power of two)
+ * @chunk_shift: log2(@chunk_size)
+ * @block_order: page order of the blocks making a chunk
+ * @chunks: the pool
+ * @nr_chunks: entries in @chunks
+ * @free_chunks: chunks not handed out
+ * @nr_free: entries in @free_chunks
+ * @sessions: connected client sessions
+ * @nr_sessions: sessions not yet freed
+ * @sessions_wq: woken when a session is freed
+ * @volumes: named volumes
+ * @allow: allowed client prefixes
+ * @nr_allow: entries in @allow; 0 allows any client
+ * @lock: protects the lists and counters above
+ * @dying: being removed; refuse new sessions
+ */
+struct rmem_server {
+	enum rmem_cm_ctx ctx;
+	struct list_head node;
+	char name[RMEM_NAME_MAX];
+	struct sockaddr_storage addr;
+	struct rdma_cm_id *listen_id;
+	struct ib_device *ibdev;
+	u8 id[RMEM_ID_LEN];
+	u64 chunk_size;
+	unsigned int chunk_shift;
+	unsigned int block_order;
+	struct rmem_chunk *chunks;
+	unsigned int nr_chunks;
+	struct list_head free_chunks;
+	unsigned int nr_free;
+	struct list_head sessions;
+	unsigned int nr_sessions;
+	wait_queue_head_t sessions_wq;
+	struct list_head volumes;
+	struct rmem_prefix *allow;
+	unsigned int nr_allow;
+	struct mutex lock;	/* lists, counters, session states */
+	bool dying;
+};
+
+/**
+ * struct rmem_sconn - one queue pair of a session, server side
+ * @ctx: RMEM_CTX_CONN (context of @cm_id)
+ * @cm_id: its rdma_cm id (owns the QP)
+ * @sess: the session
+ * @index: queue pair index in the session
+ */
+struct rmem_sconn {
+	enum rmem_cm_ctx ctx;
+	struct rdma_cm_id *cm_id;
+	struct rmem_session *sess;
+	unsigned int index;
+};
+
+/**
+ * struct rmem_session - one client's attachment to a server
+ * @node: in the server's session list
+ * @srv: the server
+ * @token: random token JOIN requests must present
+ * @peer: client address
+ * @size: bytes
+ * @volume_name: volume, or empty for anonymous memory
+ * @volume: the volume while attached
+ * @generation: generation of the memory
+ * @chunks: the chunks, in device order
+ * @nr_chunks: entries in @chunks
+ * @mrs: one memory region per chunk, in @pd
+ * @pd: this session's own protection domain
+ * @cq: completion queue of all its queue pairs
+ * @conns: queue pairs, by index
+ * @nr_qps: queue pairs the client announced
+ * @table: the chunk table the client reads
+ * @table_len: bytes of @table
+ * @table_sg: @table, DMA mapped
+ * @table_mr: memory region of @table (remote read only)
+ * @ready: the READY message
+ * @ready_dma: DMA address of @ready
+ * @reg_cqe: completion of registration and send work requests
+ * @reg_done: completed by @reg_cqe
+ * @reg_status: status of the last work completion
+ * @setup_work: registers memory, sends READY
+ * @release_work: tears the session down
+ * @live: READY was sent; JOINs accepted
+ * @dead: being torn down
+ */
+struct rmem_session {
+	struct list_head node;
+	struct rmem_server *srv;
+	u8 token[RMEM_WIRE_TOKEN_LEN];
+	struct sockaddr_storage peer;
+	u64 size;
+	char volume_name[RMEM_VOLUME_MAX];
+	struct rmem_volume *volume;
+	u64 generation;
+	struct rmem_chunk **chunks;
+	unsigned int nr_chunks;
+	struct ib_mr **mrs;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct rmem_sconn *conns[RMEM_MAX_QPS];
+	unsigned int nr_qps;
+	struct rmem_wire_chunk *table;
+	size_t table_len;
+	struct scatterlist table_sg;
+	struct ib_mr *table_mr;
+	struct rmem_wire_ready *ready;
+	u64 ready_dma;
+	struct ib_cqe reg_cqe;
+	struct completion reg_done;
+	enum ib_wc_status reg_status;
+	struct work_struct setup_work;
+	struct work_struct release_work;
+	bool live;
+	bool dead;
+};
+
+/* server.c */
+enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
+						 struct rmem_session *sess);
+void rmem_server_session_release_memory(struct rmem_server *srv,
+					struct rmem_session *sess);
+void rmem_server_zero_chunks(struct rmem_server *srv,
+			     struct rmem_session *sess);
+
+/* session.c */
+int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void rmem_session_kill(struct rmem_session *sess);
+bool rmem_server_idle(struct rmem_server *srv);
+
+/* netlink.c */
+int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv);
+int rmem_server_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
+			struct rmem_server *srv);
+int rmem_volume_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
+			struct rmem_server *srv, struct rmem_volume *vol);
+
+#endif /* _RMEM_SERVER_H */

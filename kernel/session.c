@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem server role: client sessions.
+ *
+ * rdma_cm events of the server's listener and of every accepted queue pair
+ * arrive in rmem_server_cm_handler().  Queue pair 0 (RMEM_WIRE_NEW) creates
+ * the session: its own PD, its chunks, a CQ.  Once it is established,
+ * setup_work zeroes what needs zeroing, registers each chunk as a memory
+ * region of that PD, registers the chunk table for remote reading and sends
+ * READY.  Further queue pairs (RMEM_WIRE_JOIN) join with the session token.
+ * Any queue pair going away ends the session (release_work).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/algapi.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "proto.h"
+#include "rmem.h"
+#include "server.h"
+
+/* Registration work requests posted between waits. */
+#define RMEM_REG_BATCH		16
+#define RMEM_SETUP_TIMEOUT	(30 * HZ)
+
+static void rmem_session_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_session *sess = cq->cq_context;
+
+	sess->reg_status = wc->status;
+	complete(&sess->reg_done);
+}
+
+/* Post a chain of work requests, the last one signalled, and wait for it. */
+static int rmem_session_post_wait(struct rmem_session *sess,
+				  struct ib_send_wr *first, struct ib_send_wr *last)
+{
+	struct ib_qp *qp = sess->conns[0]->cm_id->qp;
+	int ret;
+
+	last->wr_cqe = &sess->reg_cqe;
+	last->send_flags |= IB_SEND_SIGNALED;
+	reinit_completion(&sess->reg_done);
+	ret = ib_post_send(qp, first, NULL);
+	if (ret)
+		return ret;
+	if (!wait_for_completion_timeout(&sess->reg_done, RMEM_SETUP_TIMEOUT))
+		return -ETIMEDOUT;
+	return sess->reg_status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+static struct ib_mr *rmem_session_map(struct rmem_session *sess,
+				      struct scatterlist *sgl, int nents,
+				      unsigned int page_size,
+				      struct ib_reg_wr *wr, int access)
+{
+	struct ib_mr *mr;
+	int n;
+
+	mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+			 DIV_ROUND_UP(sg_dma_len(sgl) * (u64)nents, page_size));
+	if (IS_ERR(mr))
+		return mr;
+	n = ib_map_mr_sg(mr, sgl, nents, NULL, page_size);
+	if (n != nents) {
+		ib_dereg_mr(mr);
+		return ERR_PTR(n < 0 ? n : -EINVAL);
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->mr = mr;
+	wr->key = mr->rkey;
+	wr->access = access;
+	return mr;
+}
+
+/* Register every chunk in the session's PD, in batches. */
+static int rmem_session_reg_chunks(struct rmem_session *sess)
+{
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			   IB_ACCESS_REMOTE_WRITE;
+	unsigned int psize = PAGE_SIZE << sess->srv->block_order;
+	struct ib_reg_wr wrs[RMEM_REG_BATCH];
+	unsigned int i, n = 0;
+	int ret;
+
+	for (i = 0; i < sess->nr_chunks; i++) {
+		struct rmem_chunk *c = sess->chunks[i];
+		struct ib_mr *mr;
+
+		mr = rmem_session_map(sess, c->sgt.sgl, c->sgt.nents, psize,
+				      &wrs[n], access);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		sess->mrs[i] = mr;
+		sess->table[i].addr = cpu_to_le64(mr->iova);
+		sess->table[i].rkey = cpu_to_le32(mr->rkey);
+		if (n)
+			wrs[n - 1].wr.next = &wrs[n].wr;
+		if (++n == RMEM_REG_BATCH || i + 1 == sess->nr_chunks) {
+			ret = rmem_session_post_wait(sess, &wrs[0].wr,
+						     &wrs[n - 1].wr);
+			if (ret)
+				return ret;
+			n = 0;
+		}
+	}
+	return 0;
+}
+
+/* Register the chunk table for remote reading and send READY. */
+static int rmem_session_send_ready(struct rmem_session *sess,
+				   enum rmem_wire_status status)
+{
+	struct ib_device *ibdev = sess->srv->ibdev;
+	struct rmem_wire_ready *r = sess->ready;
+	struct scatterlist *sg = &sess->table_sg;
+	struct ib_reg_wr reg;
+	struct ib_send_wr send = {};
+	struct ib_sge sge;
+	int ret;
+
+	r->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
+	r->version = cpu_to_le16(RMEM_WIRE_VERSION);
+	r->status = cpu_to_le16(status);
+	if (status == RMEM_WIRE_OK) {
+		sg_init_one(sg, sess->table, sess->table_len);
+		if (ib_dma_map_sg(ibdev, sg, 1, DMA_TO_DEVICE) != 1) {
+			sg->length = 0;
+			return -EIO;
+		}
+		sess->table_mr = rmem_session_map(sess, sg, 1, PAGE_SIZE, &reg,
+						  IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(sess->table_mr)) {
+			ret = PTR_ERR(sess->table_mr);
+			sess->table_mr = NULL;
+			return ret;
+		}
+		ret = rmem_session_post_wait(sess, &reg.wr, &reg.wr);
+		if (ret)
+			return ret;
+		memcpy(r->token, sess->token, sizeof(r->token));
+		memcpy(r->pool_id, sess->srv->id, sizeof(r->pool_id));
+		r->generation = cpu_to_le64(sess->generation);
+		r->size = cpu_to_le64(sess->size);
+		r->chunk_size = cpu_to_le64(sess->srv->chunk_size);
+		r->nr_chunks = cpu_to_le32(sess->nr_chunks);
+		r->table_rkey = cpu_to_le32(sess->table_mr->rkey);
+		r->table_addr = cpu_to_le64(sess->table_mr->iova);
+		r->table_len = cpu_to_le32(sess->nr_chunks * sizeof(*sess->table));
+	}
+
+	sge.addr = sess->ready_dma;
+	sge.length = sizeof(*r);
+	sge.lkey = sess->pd->local_dma_lkey;
+	send.opcode = IB_WR_SEND;
+	send.sg_list = &sge;
+	send.num_sge = 1;
+	ib_dma_sync_single_for_device(ibdev, sess->ready_dma, sizeof(*r),
+				      DMA_TO_DEVICE);
+	return rmem_session_post_wait(sess, &send, &send);
+}
+
+static void rmem_session_setup_work(struct work_struct *work)
+{
+	struct rmem_session *sess = container_of(work, struct rmem_session,
+						 setup_work);
+	struct rmem_server *srv = sess->srv;
+	enum rmem_wire_status status = RMEM_WIRE_OK;
+	int ret;
+
+	rmem_server_zero_chunks(srv, sess);
+	ret = rmem_session_reg_chunks(sess);
+	if (ret) {
+		pr_warn("server %s: registering memory failed: %d\n",
+			srv->name, ret);
+		status = RMEM_WIRE_EREG;
+	}
+	/* live before READY goes out: the client JOINs as soon as it has it */
+	mutex_lock(&srv->lock);
+	if (status == RMEM_WIRE_OK && !sess->dead)
+		sess->live = true;
+	mutex_unlock(&srv->lock);
+	ret = rmem_session_send_ready(sess, status);
+	if (ret || status != RMEM_WIRE_OK) {
+		mutex_lock(&srv->lock);
+		rmem_session_kill(sess);
+		mutex_unlock(&srv->lock);
+	}
+}
+
+/* Invalidate every memory region of the session; its QPs must be gone. */
+static void rmem_session_dereg(struct rmem_session *sess)
+{
+	unsigned int i;
+
+	if (sess->table_mr)
+		ib_dereg_mr(sess->table_mr);
+	sess->table_mr = NULL;
+	if (sess->mrs)
+		for (i = 0; i < sess->nr_chunks; i++)
+			if (sess->mrs[i])
+				ib_dereg_mr(sess->mrs[i]);
+	kfree(sess->mrs);
+	sess->mrs = NULL;
+}
+
+static void rmem_session_free(struct rmem_session *sess)
+{
+	struct ib_device *ibdev = sess->srv->ibdev;
+
+	rmem_session_dereg(sess);
+	if (sess->table_sg.length)
+		ib_dma_unmap_sg(ibdev, &sess->table_sg, 1, DMA_TO_DEVICE);
+	if (sess->table)
+		free_pages_exact(sess->table, PAGE_ALIGN(sess->table_len));
+	if (sess->ready_dma)
+		ib_dma_unmap_single(ibdev, sess->ready_dma, sizeof(*sess->ready),
+				    DMA_TO_DEVICE);
+	kfree(sess->ready);
+	if (sess->cq)
+		ib_free_cq(sess->cq);
+	if (sess->pd)
+		ib_dealloc_pd(sess->pd);
+	kfree(sess);
+}
+
+static void rmem_session_release_work(struct work_struct *work)
+{
+	struct rmem_session *sess = container_of(work, struct rmem_session,
+						 release_work);
+	struct rmem_server *srv = sess->srv;
+	unsigned int i;
+
+	cancel_work_sync(&sess->setup_work);
+	for (i = 0; i < sess->nr_qps; i++) {
+		struct rmem_sconn *conn = sess->conns[i];
+
+		if (!conn)
+			continue;
+		rdma_disconnect(conn->cm_id);
+		rdma_destroy_qp(conn->cm_id);
+		rdma_destroy_id(conn->cm_id);
+		kfree(conn);
+		sess->conns[i] = NULL;
+	}
+	/* no queue pair can use the memory regions any more */
+	rmem_session_dereg(sess);
+	mutex_lock(&srv->lock);
+	rmem_server_session_release_memory(srv, sess);
+	list_del(&sess->node);
+	srv->nr_sessions--;
+	mutex_unlock(&srv->lock);
+	rmem_session_free(sess);
+	wake_up(&srv->sessions_wq);
+}
+
+/**
+ * rmem_session_kill() - start tearing a session down (once)
+ * @sess: the session
+ *
+ * Context: srv->lock held.
+ */
+void rmem_session_kill(struct rmem_session *sess)
+{
+	if (sess->dead)
+		return;
+	sess->dead = true;
+	sess->live = false;
+	queue_work(rmem_wq, &sess->release_work);
+}
+
+/**
+ * rmem_server_idle() - no session left
+ * @srv: the server
+ *
+ * Return: true when every session of @srv is freed.
+ */
+bool rmem_server_idle(struct rmem_server *srv)
+{
+	bool idle;
+
+	mutex_lock(&srv->lock);
+	idle = !srv->nr_sessions;
+	mutex_unlock(&srv->lock);
+	return idle;
+}
+
+/* Create the QP of one connection in the session's PD. */
+static int rmem_sconn_create(struct rmem_session *sess, struct rdma_cm_id *id,
+			     unsigned int index)
+{
+	struct ib_qp_init_attr attr = {};
+	struct rmem_sconn *conn;
+	int ret;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return -ENOMEM;
+	attr.send_cq = sess->cq;
+	attr.recv_cq = sess->cq;
+	attr.qp_type = IB_QPT_RC;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.cap.max_send_wr = index ? 1 : RMEM_REG_BATCH + 2;
+	attr.cap.max_recv_wr = 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(id, sess->pd, &attr);
+	if (ret) {
+		kfree(conn);
+		return ret;
+	}
+	conn->ctx = RMEM_CTX_CONN;
+	conn->cm_id = id;
+	conn->sess = sess;
+	conn->index = index;
+	id->context = conn;
+	sess->conns[index] = conn;
+	return 0;
+}
+
+static int rmem_server_accept(struct rdma_cm_id *id,
+			      const struct rdma_conn_param *req)
+{
+	const struct ib_device_attr *a = &id->device->attrs;
+	struct rmem_wire_reject rep = {
+		.magic = cpu_to_le32(RMEM_WIRE_MAGIC),
+		.version = cpu_to_le16(RMEM_WIRE_VERSION),
+	};
+	struct rdma_conn_param p = {};
+
+	p.private_data = &rep;
+	p.private_data_len = sizeof(rep);
+	/*
+	 * The request's values are already from our side: responder_resources
+	 * is the client's initiator depth (its RDMA READs we serve).
+	 */
+	p.responder_resources = min_t(u32, req->responder_resources,
+				      a->max_qp_rd_atom);
+	p.initiator_depth = min_t(u32, req->initiator_depth,
+				  a->max_qp_init_rd_atom);
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	return rdma_accept(id, &p);
+}
+
+static bool rmem_server_allowed(struct rmem_server *srv,
+				const struct sockaddr *peer)
+{
+	unsigned int i;
+
+	if (!srv->nr_allow)
+		return true;
+	for (i = 0; i < srv->nr_allow; i++)
+		if (rmem_prefix_match(&srv->allow[i], peer))
+			return true;
+	return false;
+}
+
+static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
+					      struct rdma_cm_id *id,
+					      const struct rmem_wire_connect *req,
+					      const struct rdma_conn_param *param)
+{
+	struct ib_device *ibdev = id->device;
+	enum rmem_wire_status status;
+	struct rmem_session *sess;
+	unsigned int nr_qps = le16_to_cpu(req->nr_qps);
+	u64 size = le64_to_cpu(req->new.size);
+	size_t tlen;
+
+	if (le16_to_cpu(req->qp_index) || !nr_qps || nr_qps > RMEM_MAX_QPS ||
+	    !size || !IS_ALIGNED(size, SECTOR_SIZE * 8) ||
+	    strnlen(req->new.volume, RMEM_VOLUME_MAX) == RMEM_VOLUME_MAX)
+		return RMEM_WIRE_EINVAL;
+	if (!rmem_server_allowed(srv, (struct sockaddr *)&id->route.addr.dst_addr))
+		return RMEM_WIRE_EACCES;
+	if (size > ((u64)srv->nr_chunks << srv->chunk_shift))
+		return RMEM_WIRE_ENOSPC;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return RMEM_WIRE_ENOMEM;
+	sess->srv = srv;
+	sess->size = size;
+	sess->nr_qps = nr_qps;
+	memcpy(&sess->peer, &id->route.addr.dst_addr, sizeof(sess->peer));
+	strscpy(sess->volume_name, req->new.volume, sizeof(sess->volume_name));
+	get_random_bytes(sess->token, sizeof(sess->token));
+	INIT_WORK(&sess->setup_work, rmem_session_setup_work);
+	INIT_WORK(&sess->release_work, rmem_session_release_work);
+	init_completion(&sess->reg_done);
+	sess->reg_cqe.done = rmem_session_reg_done;
+
+	mutex_lock(&srv->lock);
+	status = srv->dying ? RMEM_WIRE_ENOMEM :
+		 rmem_server_session_memory(srv, sess);
+	mutex_unlock(&srv->lock);
+	if (status != RMEM_WIRE_OK)
+		goto out_free_session;
+
+	status = RMEM_WIRE_ENOMEM;
+	tlen = sess->nr_chunks * sizeof(*sess->table);
+	sess->table_len = tlen;
+	sess->table = alloc_pages_exact(PAGE_ALIGN(tlen), GFP_KERNEL | __GFP_ZERO);
+	sess->mrs = kcalloc(sess->nr_chunks, sizeof(*sess->mrs), GFP_KERNEL);
+	sess->ready = kzalloc(sizeof(*sess->ready), GFP_KERNEL);
+	if (!sess->table || !sess->mrs || !sess->ready ||
+	    PAGE_ALIGN(tlen) / PAGE_SIZE > ibdev->attrs.max_fast_reg_page_list_len)
+		goto out_release_memory;
+	sess->ready_dma = ib_dma_map_single(ibdev, sess->ready,
+					    sizeof(*sess->ready), DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, sess->ready_dma)) {
+		sess->ready_dma = 0;
+		goto out_release_memory;
+	}
+	sess->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(sess->pd)) {
+		sess->pd = NULL;
+		goto out_release_memory;
+	}
+	sess->cq = ib_alloc_cq(ibdev, sess, RMEM_REG_BATCH + 2 + 2 * nr_qps, 0,
+			       IB_POLL_WORKQUEUE);
+	if (IS_ERR(sess->cq)) {
+		sess->cq = NULL;
+		goto out_release_memory;
+	}
+	if (rmem_sconn_create(sess, id, 0))
+		goto out_release_memory;
+
+	mutex_lock(&srv->lock);
+	list_add_tail(&sess->node, &srv->sessions);
+	srv->nr_sessions++;
+	mutex_unlock(&srv->lock);
+	if (rmem_server_accept(id, param)) {
+		mutex_lock(&srv->lock);
+		rmem_session_kill(sess);
+		mutex_unlock(&srv->lock);
+	}
+	return RMEM_WIRE_OK;
+
+out_release_memory:
+	mutex_lock(&srv->lock);
+	rmem_server_session_release_memory(srv, sess);
+	mutex_unlock(&srv->lock);
+out_free_session:
+	rmem_session_free(sess);
+	return status;
+}
+
+static enum rmem_wire_status rmem_session_join(struct rmem_server *srv,
+					       struct rdma_cm_id *id,
+					       const struct rmem_wire_connect *req,
+					       const struct rdma_conn_param *param)
+{
+	unsigned int index = le16_to_cpu(req->qp_index);
+	struct rmem_session *sess, *found = NULL;
+	enum rmem_wire_status status = RMEM_WIRE_ENOSESSION;
+
+	mutex_lock(&srv->lock);
+	list_for_each_entry(sess, &srv->sessions, node) {
+		if (!crypto_memneq(sess->token, req->join.token,
+				   sizeof(sess->token))) {
+			found = sess;
+			break;
+		}
+	}
+	if (!found || !found->live || found->dead)
+		goto out_unlock;
+	status = RMEM_WIRE_EINVAL;
+	if (!index || index >= found->nr_qps || found->conns[index] ||
+	    found->srv->ibdev != id->device)
+		goto out_unlock;
+	status = RMEM_WIRE_ENOMEM;
+	if (rmem_sconn_create(found, id, index))
+		goto out_unlock;
+	status = RMEM_WIRE_OK;
+	if (rmem_server_accept(id, param))
+		rmem_session_kill(found);
+out_unlock:
+	mutex_unlock(&srv->lock);
+	return status;
+}
+
+/* A connect request on the listener: returns non-zero to destroy @id. */
+static int rmem_server_connect_request(struct rmem_server *srv,
+				       struct rdma_cm_id *id,
+				       struct rdma_cm_event *ev)
+{
+	const struct rmem_wire_connect *req = ev->param.conn.private_data;
+	struct rmem_wire_reject rej = {
+		.magic = cpu_to_le32(RMEM_WIRE_MAGIC),
+		.version = cpu_to_le16(RMEM_WIRE_VERSION),
+	};
+	enum rmem_wire_status status;
+
+	if (!req || ev->param.conn.private_data_len < sizeof(*req) ||
+	    le32_to_cpu(req->magic) != RMEM_WIRE_MAGIC)
+		status = RMEM_WIRE_EINVAL;
+	else if (le16_to_cpu(req->version) != RMEM_WIRE_VERSION)
+		status = RMEM_WIRE_EVERSION;
+	else if (req->op == RMEM_WIRE_NEW)
+		status = rmem_session_new(srv, id, req, &ev->param.conn);
+	else if (req->op == RMEM_WIRE_JOIN)
+		status = rmem_session_join(srv, id, req, &ev->param.conn);
+	else
+		status = RMEM_WIRE_EINVAL;
+	if (status == RMEM_WIRE_OK)
+		return 0;
+
+	pr_info_ratelimited("server %s: refused a connection from %pISp: status %d\n",
+			    srv->name, &id->route.addr.dst_addr, status);
+	rej.status = cpu_to_le16(status);
+	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;
+}
+
+/**
+ * rmem_server_cm_handler() - rdma_cm events of a server
+ * @id: the listener (connect requests) or an accepted connection
+ * @ev: the event
+ *
+ * Return: non-zero to have rdma_cm destroy @id (refused requests only).
+ */
+int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	enum rmem_cm_ctx *ctx = id->context;
+	struct rmem_server *srv;
+	struct rmem_sconn *conn;
+
+	if (*ctx == RMEM_CTX_LISTENER) {
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			return rmem_server_connect_request(id->context, id, ev);
+		return 0;
+	}
+	conn = id->context;
+	srv = conn->sess->srv;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (conn->index == 0)
+			queue_work(rmem_wq, &conn->sess->setup_work);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		mutex_lock(&srv->lock);
+		rmem_session_kill(conn->sess);
+		mutex_unlock(&srv->lock);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
