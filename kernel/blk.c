@@ -362,7 +362,27 @@ static ssize_t queue_depth_show(struct device *d,
 }
 static DEVICE_ATTR_RO(queue_depth);
 
+/* Requests completed per queue pair, space separated, in queue order. */
+static ssize_t qp_requests_show(struct device *d,
+				struct device_attribute *attr, char *buf)
+{
+	struct rmem_dev *dev = rmem_dev_of(d);
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < dev->nr_queues; i++) {
+		const struct rmem_stats *st = &dev->queues[i].stats;
+
+		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
+				     READ_ONCE(st->reads) + READ_ONCE(st->writes) +
+				     READ_ONCE(st->zeroes) + READ_ONCE(st->errors));
+	}
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+static DEVICE_ATTR_RO(qp_requests);
+
 static struct attribute *rmem_disk_attrs[] = {
+	&dev_attr_qp_requests.attr,
 	&dev_attr_peer.attr,
 	&dev_attr_volume.attr,
 	&dev_attr_state.attr,

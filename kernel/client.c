@@ -96,7 +96,13 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 	if (!dev->cfg.nr_qps)
 		dev->cfg.nr_qps = clamp_t(unsigned int, num_online_cpus(), 1,
 					  ibdev->num_comp_vectors);
-	dev->cfg.nr_qps = min_t(unsigned int, dev->cfg.nr_qps, a->max_qp);
+	/* blk-mq never makes more hardware queues than CPU ids */
+	qd = min_t(unsigned int, dev->cfg.nr_qps, min_t(unsigned int, a->max_qp,
+							 nr_cpu_ids));
+	if (qd != dev->cfg.nr_qps)
+		pr_info("%s: %u queue pairs capped to %u (CPUs, device limit)\n",
+			dev->name, dev->cfg.nr_qps, qd);
+	dev->cfg.nr_qps = qd;
 	dev->nr_queues = dev->cfg.nr_qps;
 
 	dev->pd = ib_alloc_pd(ibdev, 0);

@@ -233,6 +233,10 @@ static int rmem_server_listen(struct rmem_server *srv,
 	ret = rdma_set_reuseaddr(id, 1);
 	if (!ret)
 		ret = rdma_bind_addr(id, (struct sockaddr *)&srv->addr);
+	if (ret == -EADDRINUSE) {
+		NL_SET_ERR_MSG(extack, "listen address and port already in use");
+		return ret;
+	}
 	if (ret) {
 		NL_SET_ERR_MSG(extack,
 			       "cannot bind the listen address: is it an address of an RDMA-capable interface (rdma link)?");

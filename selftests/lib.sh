@@ -24,3 +24,49 @@ rping_ok()
 	lab_exec "$s" "(timeout 60 rping -s -a $addr -C $count -V > /tmp/rping-s.log 2>&1 &); sleep 1" || return 1
 	lab_exec -t 60 "$c" "timeout 30 rping -c -a $addr -C $count -V -v | tail -n 2"
 }
+
+# rmemctl in a VM, as a shell string: "$(R) dev show"
+R=$RMEMCTL
+
+# json VM EXPR CMD: run rmemctl -j CMD in VM, print python3 EXPR of its output
+# (the parsed JSON is "j"); a tuple prints space-separated.
+json()
+{
+	local vm=$1 expr=$2
+	shift 2
+	lab_exec "$vm" "$R -j $* | JEXPR=$(printf %q "$expr") python3 -c 'import json, os, sys
+j = json.load(sys.stdin)
+v = eval(os.environ[\"JEXPR\"])
+print(*v) if isinstance(v, tuple) else print(v)'"
+}
+
+# expect_eq DESC WANT CMD...: the output of CMD equals WANT.
+expect_eq()
+{
+	local desc=$1 want=$2 got
+	shift 2
+	got=$("$@" 2>&1)
+	if [ "$got" = "$want" ]; then
+		echo "# ok: $desc"
+	else
+		echo "# FAIL: $desc: want '$want', got '$got'"
+		LAB_FAILS=$((LAB_FAILS + 1))
+	fi
+}
+
+# expect_err DESC PATTERN VM CMD: CMD fails in VM and its stderr matches
+# PATTERN (grep -E).
+expect_err()
+{
+	local desc=$1 pat=$2 vm=$3 cmd=$4 out
+	out=$(lab_exec "$vm" "$cmd 2>&1 >/dev/null; echo rc=\$?")
+	if echo "$out" | grep -q '^rc=0$'; then
+		echo "# FAIL: $desc: succeeded: $out"
+		LAB_FAILS=$((LAB_FAILS + 1))
+	elif ! echo "$out" | grep -Eq "$pat"; then
+		echo "# FAIL: $desc: message does not match '$pat': $out"
+		LAB_FAILS=$((LAB_FAILS + 1))
+	else
+		echo "# ok: $desc: $(echo "$out" | grep -v '^rc=' | head -n 1)"
+	fi
+}

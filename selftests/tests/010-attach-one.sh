@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One VM: server and client in one kernel over loopback Soft-RoCE.  Attach,
+# the device's attributes (rmemctl, JSON, sysfs), a verified data round
+# trip, discard and write-zeroes, events, detach, server removal, unload.
+source "$(dirname "$0")/../lib.sh"
+
+lab_start one || exit 1
+H=$LAB_CLIENT A=$LAB_SERVER_ADDR
+
+check "rmem.ko loads" rmem_load "$H"
+check "server add reports the chunk geometry" vm "$H" \
+	"$R server add name s0 listen $A size 256M mr-size 16M | tee /dev/stderr | grep -q 'listening on $A:7410, pool 256M in 16M chunks'"
+expect_eq "server show -j: pool, mr size, used" "268435456 16777216 0" \
+	json "$H" "j[0]['pool_size'], j[0]['mr_size'], j[0]['used']" server show
+vm "$H" "($R -j monitor > /tmp/mon.log 2>&1 &); sleep 1"
+
+expect_eq "dev add prints the device path" "/dev/rmem0" \
+	vm "$H" "$R dev add peer $A size 64M qps 2 queue-depth 32"
+check "/dev/rmem0 is a 64 MiB block device" vm "$H" \
+	"[ -b /dev/rmem0 ] && [ \$(blockdev --getsize64 /dev/rmem0) = 67108864 ]"
+check "sysfs: state live, 2 QPs, queue depth 32, peer" vm "$H" \
+	"grep -qx live /sys/block/rmem0/rmem/state && grep -qx 2 /sys/block/rmem0/rmem/qps && grep -qx 32 /sys/block/rmem0/rmem/queue_depth && grep -qx $A:7410 /sys/block/rmem0/rmem/peer"
+check "2 hardware queues" vm "$H" "[ \$(ls /sys/block/rmem0/mq | wc -l) = 2 ]"
+check "no volatile write cache advertised" vm "$H" "grep -qx 'write through' /sys/block/rmem0/queue/write_cache"
+check "discard and write-zeroes advertised" vm "$H" \
+	"[ \$(cat /sys/block/rmem0/queue/discard_max_bytes) -gt 0 ] && [ \$(cat /sys/block/rmem0/queue/write_zeroes_max_bytes) -gt 0 ]"
+check "requests never straddle a 16 MiB chunk" vm "$H" "grep -qx 32768 /sys/block/rmem0/queue/chunk_sectors"
+expect_eq "dev show -j: state, qps, queue depth, size" "live 2 32 67108864" \
+	json "$H" "j[0]['state'], j[0]['qps'], j[0]['queue_depth'], j[0]['size']" dev show
+expect_eq "server identity recorded at attach = server's" \
+	"$(json "$H" "j[0]['id']" server show)" json "$H" "j[0]['server_id']" dev show
+expect_eq "server accounts 64 MiB used and one client" "67108864 1" \
+	json "$H" "j[0]['used'], len(j[0]['clients'])" server show
+
+check "write 64 MiB, read back identical (O_DIRECT)" vm -t 300 "$H" \
+	"head -c 64M /dev/urandom > /tmp/pat && dd if=/tmp/pat of=/dev/rmem0 bs=1M oflag=direct status=none && dd if=/dev/rmem0 of=/tmp/back bs=1M iflag=direct status=none && cmp /tmp/pat /tmp/back"
+check "buffered I/O and fsync" vm "$H" \
+	"dd if=/tmp/pat of=/dev/rmem0 bs=64k count=16 conv=fsync status=none && echo 3 > /proc/sys/vm/drop_caches && cmp -n 1048576 /tmp/pat /dev/rmem0"
+check "discard zeroes the range and keeps the rest" vm "$H" \
+	"blkdiscard -o 1M -l 2M /dev/rmem0 && cmp -n 2097152 -i 1048576:0 /dev/rmem0 /dev/zero && cmp -n 1048576 /tmp/pat /dev/rmem0 && cmp -i 3145728 -n 1048576 /tmp/pat /dev/rmem0"
+check "write-zeroes across a chunk boundary" vm "$H" \
+	"blkdiscard -z -o 15M -l 2M /dev/rmem0 && cmp -n 2097152 -i 15728640:0 /dev/rmem0 /dev/zero && cmp -i 17825792 -n 1048576 /tmp/pat /dev/rmem0"
+expect_eq "I/O counters count, no errors" "True True 0" \
+	json "$H" "j[0]['stats']['reads'] > 0, j[0]['stats']['write_bytes'] >= 64 << 20, j[0]['stats']['errors']" dev show
+
+check "dev del" vm "$H" "$R dev del rmem0 && [ ! -e /dev/rmem0 ]"
+check "events: live and deleting announced" vm "$H" \
+	"sleep 1; cat /tmp/mon.log; grep -q '\"state\":\"live\"' /tmp/mon.log && grep -q '\"state\":\"deleting\"' /tmp/mon.log"
+expect_eq "memory back in the pool, no clients" "0 0" \
+	json "$H" "j[0]['used'], len(j[0]['clients'])" server show
+check "server del" vm "$H" "$R server del s0 && [ \"\$($R server show)\" = '' ]"
+check "rmem.ko unloads" rmem_unload "$H"
+test_done

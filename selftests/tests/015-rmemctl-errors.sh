@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Every rmemctl error path gives a clear message and a non-zero exit, and
+# changes nothing: bad sizes, unknown device/server/volume, unreachable
+# peer, no server listening, duplicate names, too large, zero QPs, bad queue
+# depth, non-root caller.
+source "$(dirname "$0")/../lib.sh"
+
+lab_start one || exit 1
+H=$LAB_CLIENT A=$LAB_SERVER_ADDR
+
+rmem_load "$H" || exit 1
+check "baseline: a server and a device" vm "$H" \
+	"$R server add name s0 listen $A size 64M mr-size 4M && $R dev add peer $A size 16M"
+# everything but the I/O counters, which reading the state may not change
+snapshot()
+{
+	lab_exec "$H" "($R -j server show; $R -j dev show; $R -j volume show; ls /dev/rmem*) | sed 's/\"stats\":{[^}]*}//'"
+}
+before=$(snapshot)
+
+expect_err "unparsable size" "invalid size '12Q'" "$H" "$R dev add peer $A size 12Q"
+expect_err "zero size" "invalid size '0'" "$H" "$R dev add peer $A size 0"
+expect_err "size not a multiple of 4 KiB" "multiple of 4 KiB" "$H" "$R dev add peer $A size 5000"
+expect_err "size larger than the pool" "not enough free memory" "$H" "$R dev add peer $A size 1G"
+expect_err "zero QPs" "qps must be between 1 and 64" "$H" "$R dev add peer $A size 4M qps 0"
+expect_err "too many QPs" "qps must be between 1 and 64" "$H" "$R dev add peer $A size 4M qps 65"
+expect_err "zero queue depth" "queue depth must be between 1 and 1024" "$H" "$R dev add peer $A size 4M queue-depth 0"
+expect_err "unknown device (del)" "no such device" "$H" "$R dev del rmem7"
+expect_err "unknown device (show)" "no such device" "$H" "$R dev show rmem7"
+expect_err "bad device name" "device name must be rmemN" "$H" "$R dev add peer $A size 4M name sda"
+expect_err "duplicate device name" "a device with this name exists" "$H" "$R dev add peer $A size 4M name rmem0"
+expect_err "unreachable peer" "unreachable|no answer|timed out" "$H" "$R dev add peer 198.18.0.99 size 4M"
+expect_err "no server listening on that port" "no rmem server at that address and port" "$H" "$R dev add peer $A:7999 size 4M"
+expect_err "bad peer address" "invalid address" "$H" "$R dev add peer 300.1.2.3 size 4M"
+expect_err "duplicate server name" "a server with this name exists" "$H" "$R server add name s0 listen $A:7411 size 4M"
+expect_err "listen address of no RDMA device" "RDMA" "$H" "$R server add name s1 listen 198.18.7.7 size 4M"
+expect_err "port in use" "already in use" "$H" "$R server add name s1 listen $A size 4M"
+expect_err "bad MR size" "power of two" "$H" "$R server add name s1 listen $A:7411 size 4M mr-size 12K"
+expect_err "unknown server" "no such server" "$H" "$R server del nosuch"
+expect_err "unknown volume" "no such volume" "$H" "$R volume del server s0 volume nosuch"
+expect_err "unknown object" "unknown object" "$H" "$R frobnicate"
+expect_err "missing argument" "size|missing|requires" "$H" "$R dev add peer $A"
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+expect_err "non-root: dev add" "Operation not permitted" "$H" "$NOBODY $R dev add peer $A size 4M"
+expect_err "non-root: dev del" "Operation not permitted" "$H" "$NOBODY $R dev del rmem0"
+expect_err "non-root: server add" "Operation not permitted" "$H" "$NOBODY $R server add name s9 listen $A:7412 size 4M"
+expect_err "non-root: server del" "Operation not permitted" "$H" "$NOBODY $R server del s0"
+expect_err "non-root: volume del" "Operation not permitted" "$H" "$NOBODY $R volume del server s0 volume v"
+check "non-root may list" vm "$H" "$NOBODY $R dev show | grep -q rmem0"
+
+after=$(snapshot)
+if [ "$before" = "$after" ]; then
+	echo "# ok: nothing changed"
+else
+	echo "# FAIL: state changed:"; diff <(echo "$before") <(echo "$after") | sed 's/^/#   /'
+	LAB_FAILS=$((LAB_FAILS + 1))
+fi
+check "device still works" vm "$H" "dd if=/dev/urandom of=/tmp/p bs=1M count=1 status=none && dd if=/tmp/p of=/dev/rmem0 oflag=direct status=none && cmp -n 1048576 /tmp/p /dev/rmem0"
+test_done
