@@ -81,7 +81,7 @@ static void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 {
 	const struct ib_device_attr *a = &ibdev->attrs;
-	unsigned int qd, max_qd;
+	unsigned int qd, max_qd, max_qps;
 
 	dev->ibdev = ibdev;
 	dev->max_sge = min3(a->max_send_sge, a->max_sge_rd, RMEM_MAX_SGE);
@@ -97,12 +97,12 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 		dev->cfg.nr_qps = clamp_t(unsigned int, num_online_cpus(), 1,
 					  ibdev->num_comp_vectors);
 	/* blk-mq never makes more hardware queues than CPU ids */
-	qd = min_t(unsigned int, dev->cfg.nr_qps, min_t(unsigned int, a->max_qp,
-							 nr_cpu_ids));
-	if (qd != dev->cfg.nr_qps)
+	max_qps = min_t(unsigned int, a->max_qp, nr_cpu_ids);
+	if (dev->cfg.nr_qps > max_qps) {
 		pr_info("%s: %u queue pairs capped to %u (CPUs, device limit)\n",
-			dev->name, dev->cfg.nr_qps, qd);
-	dev->cfg.nr_qps = qd;
+			dev->name, dev->cfg.nr_qps, max_qps);
+		dev->cfg.nr_qps = max_qps;
+	}
 	dev->nr_queues = dev->cfg.nr_qps;
 
 	dev->pd = ib_alloc_pd(ibdev, 0);
