@@ -5,12 +5,16 @@
  * Sends well-formed and malformed requests and checks the error code, the
  * extack message and the attribute the kernel blames.  Needs rmem.ko loaded.
  */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
@@ -327,6 +331,221 @@ TEST_F(rmem, unknown_command_is_rejected)
 			RMEM_FAMILY_VERSION);
 	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
 	EXPECT_EQ(-EOPNOTSUPP, self->rep.error);
+}
+
+/* Start a request for @cmd with the object nest @nest_type open. */
+static struct nlattr *obj_start(struct __test_metadata *_metadata,
+				FIXTURE_DATA(rmem) *self, uint8_t cmd,
+				uint16_t nest_type)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = req_start(&self->req, self->family, cmd, 0, RMEM_FAMILY_VERSION);
+	return mnl_attr_nest_start(nlh, nest_type);
+}
+
+static void put_ipv4(struct nlmsghdr *nlh, uint16_t type, const char *a)
+{
+	struct in_addr in;
+
+	inet_pton(AF_INET, a, &in);
+	mnl_attr_put(nlh, type, 4, &in);
+}
+
+static int run(FIXTURE_DATA(rmem) *self, struct nlattr *nest)
+{
+	mnl_attr_nest_end(self->req.nlh, nest);
+	return transact(self->nl, self->req.nlh, &self->rep);
+}
+
+TEST_F(rmem, server_add_without_name)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_SERVER_ADD,
+				     RMEM_A_SERVER);
+
+	put_ipv4(self->req.nlh, RMEM_A_SERVER_LISTEN_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_SERVER_POOL_SIZE, 1 << 20);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing server name", self->rep.msg);
+	EXPECT_EQ(RMEM_A_SERVER_NAME, self->rep.miss_type);
+}
+
+TEST_F(rmem, server_add_short_ipv4_fails_policy)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_SERVER_ADD,
+				     RMEM_A_SERVER);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_SERVER_NAME, "s");
+	mnl_attr_put(self->req.nlh, RMEM_A_SERVER_LISTEN_IPV4, 3, "abc");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_SERVER_POOL_SIZE, 1 << 20);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_NE(0, self->rep.error);
+	EXPECT_NE(0, self->rep.msg[0]);
+	EXPECT_EQ(RMEM_A_SERVER_LISTEN_IPV4, self->rep.bad_type);
+}
+
+TEST_F(rmem, server_add_tiny_pool)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_SERVER_ADD,
+				     RMEM_A_SERVER);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_SERVER_NAME, "s");
+	put_ipv4(self->req.nlh, RMEM_A_SERVER_LISTEN_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_SERVER_POOL_SIZE, 100);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("pool size must be between 4 KiB and 1 TiB", self->rep.msg);
+	EXPECT_EQ(RMEM_A_SERVER_POOL_SIZE, self->rep.bad_type);
+}
+
+TEST_F(rmem, server_add_bad_mr_size)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_SERVER_ADD,
+				     RMEM_A_SERVER);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_SERVER_NAME, "s");
+	put_ipv4(self->req.nlh, RMEM_A_SERVER_LISTEN_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_SERVER_POOL_SIZE, 1 << 20);
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_SERVER_MR_SIZE, 12288);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("MR size must be a power of two between 4 KiB and 1 GiB",
+		     self->rep.msg);
+	EXPECT_EQ(RMEM_A_SERVER_MR_SIZE, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_zero_qps)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put_u32(self->req.nlh, RMEM_A_DEV_QPS, 0);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("qps must be between 1 and 64", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_QPS, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_two_address_families)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+	static const uint8_t v6[16] = { [15] = 1 };
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put(self->req.nlh, RMEM_A_DEV_PEER_IPV6, sizeof(v6), v6);
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("give an IPv4 or an IPv6 address, not both", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_PEER_IPV6, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_without_size)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing device size", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_SIZE, self->rep.miss_type);
+}
+
+TEST_F(rmem, dev_add_size_of_wrong_type)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u32(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_NE(0, self->rep.error);
+	EXPECT_NE(0, self->rep.msg[0]);
+	EXPECT_EQ(RMEM_A_DEV_SIZE, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_unaligned_size)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 5000);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("device size must be a multiple of 4 KiB, at most 1 TiB",
+		     self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_SIZE, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_del_without_name)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_DEL,
+				     RMEM_A_DEV);
+
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing device name", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.miss_type);
+}
+
+TEST_F(rmem, volume_del_without_volume)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_VOLUME_DEL,
+				     RMEM_A_VOLUME);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_VOLUME_SERVER, "s");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing volume name", self->rep.msg);
+	EXPECT_EQ(RMEM_A_VOLUME_NAME, self->rep.miss_type);
+}
+
+/* Every mutating command needs CAP_NET_ADMIN: try each as nobody. */
+TEST_F(rmem, mutating_commands_need_admin)
+{
+	static const uint8_t cmds[] = {
+		RMEM_CMD_SERVER_ADD, RMEM_CMD_SERVER_DEL, RMEM_CMD_DEV_ADD,
+		RMEM_CMD_DEV_DEL, RMEM_CMD_VOLUME_DEL,
+	};
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct mnl_socket *nl;
+		struct reply rep;
+		struct req req;
+		unsigned int i;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		/* a socket opened without privileges */
+		nl = mnl_socket_open(NETLINK_GENERIC);
+		if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
+			_exit(11);
+		for (i = 0; i < sizeof(cmds); i++) {
+			req_start(&req, self->family, cmds[i], 0,
+				  RMEM_FAMILY_VERSION);
+			if (transact(nl, req.nlh, &rep) || rep.error != -EPERM)
+				_exit(20 + i);
+		}
+		/* listing stays open to everyone */
+		req_start(&req, self->family, RMEM_CMD_DEV_GET, NLM_F_DUMP,
+			  RMEM_FAMILY_VERSION);
+		if (transact(nl, req.nlh, &rep) || rep.error)
+			_exit(30);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN
