@@ -5,6 +5,7 @@
 #   make            build rmem.ko, rmemctl and the selftests
 #   make deps       install what is missing (Debian 12 packages)
 #   make check      deps + build + boot the lab + run every selftest
+#   make demo       the main job step by step in the two-host lab
 #   make lab-shell  boot the lab and get a shell in a VM
 #   make lint       checkpatch --strict, kernel-doc and sparse on kernel code
 #   make install    install the module (with depmod), rmemctl, man page
@@ -34,7 +35,7 @@ RMEMCTL_SRCS := $(wildcard user/*.c)
 RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
 KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/uapi/linux/rmem.h
 
-.PHONY: all module tool tests deps check lab-shell lint checkpatch kernel-doc sparse \
+.PHONY: all module tool tests deps check demo lab-shell lint checkpatch kernel-doc sparse \
 	install clean print-kdir print-kver check-kdir check-spec
 
 all: module tool tests
@@ -59,6 +60,10 @@ deps:
 check: deps
 	$(MAKE) all
 	selftests/run.sh $(T)
+
+demo: deps
+	$(MAKE) all
+	selftests/demo.sh
 
 lab-shell: all
 	selftests/lab/shell.sh $(TOPO)

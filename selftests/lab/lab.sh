@@ -244,6 +244,24 @@ lab_exit()
 	exit $rc
 }
 
+# lab_exit_quiet RC WHY: lab_exit for the demo: a clear last line either way.
+lab_exit_quiet()
+{
+	local rc=$1 why=$2
+	trap - EXIT TERM INT
+	lab_stop > /dev/null
+	if ! lab_scan_logs; then
+		rc=1
+		why=${why:-bad lines in a kernel log (above)}
+	fi
+	if [ "$rc" -eq 0 ]; then
+		printf '\n\033[1;32mDEMO PASSED: remote RAM attached, file system written and read back, detached\033[0m\n'
+	else
+		printf '\n\033[1;31mDEMO FAILED: %s (logs in %s)\033[0m\n' "${why:-exit $rc}" "$LAB_RUN"
+	fi
+	exit "$rc"
+}
+
 # --- assertions for tests ------------------------------------------------
 LAB_FAILS=0
 
