@@ -88,9 +88,13 @@ print-kdir:
 print-kver:
 	@echo $(KVER)
 
+# DESTDIR stages everything (module included) under another root.
+INSTALL_MOD_PATH ?= $(DESTDIR)
+
 install: module tool
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
-	depmod -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 	install -D -m 0755 user/rmemctl $(DESTDIR)$(PREFIX)/sbin/rmemctl
 	install -D -m 0644 Documentation/rmemctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/rmemctl.8
 
