@@ -217,8 +217,10 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		return BLK_STS_NOTSUPP;
 	}
 	if (unlikely(pos + blk_rq_bytes(rq) > dev->cfg.size ||
-		     !blk_rq_bytes(rq)))
+		     !blk_rq_bytes(rq))) {
+		atomic64_inc(&dev->submit_errors);
 		return BLK_STS_IOERR;
+	}
 
 	blk_mq_start_request(rq);
 	if (!zero_len) {
@@ -412,7 +414,8 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
 	/* one work request is kept spare for a chunk boundary */
 	u64 zero_max = (u64)(RMEM_WRS_PER_RQ - 1) * dev->max_sge * RMEM_ZERO_BUF;
 
-	zero_max = min_t(u64, zero_max, SZ_4M);
+	/* no larger than a chunk: it then crosses at most one boundary */
+	zero_max = min_t(u64, min_t(u64, zero_max, SZ_4M), dev->chunk_size);
 	blk_queue_logical_block_size(q, SECTOR_SIZE);
 	blk_queue_physical_block_size(q, PAGE_SIZE);
 	blk_queue_io_min(q, PAGE_SIZE);

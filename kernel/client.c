@@ -97,7 +97,8 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 		dev->cfg.nr_qps = clamp_t(unsigned int, num_online_cpus(), 1,
 					  ibdev->num_comp_vectors);
 	/* blk-mq never makes more hardware queues than CPU ids */
-	max_qps = min_t(unsigned int, a->max_qp, nr_cpu_ids);
+	max_qps = min_t(unsigned int, min_t(unsigned int, a->max_qp, nr_cpu_ids),
+			RMEM_MAX_DEV_QPS);
 	if (dev->cfg.nr_qps > max_qps) {
 		pr_info("%s: %u queue pairs capped to %u (CPUs, device limit)\n",
 			dev->name, dev->cfg.nr_qps, max_qps);
@@ -270,7 +271,9 @@ static int rmem_client_cm_handler(struct rdma_cm_id *id,
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ret = rdma_resolve_route(id, rmem_connect_timeout_ms);
+		ret = rmem_ack_timeout ? rdma_set_ack_timeout(id, rmem_ack_timeout) : 0;
+		if (!ret)
+			ret = rdma_resolve_route(id, rmem_connect_timeout_ms);
 		if (ret)
 			rmem_queue_cm_fail(queue, ret, "route resolution failed");
 		break;
@@ -507,9 +510,10 @@ static void rmem_dev_destroy_queues(struct rmem_dev *dev)
 
 		if (!queue->cm_id)
 			continue;
-		if (queue->cm_id->qp)
+		if (queue->cm_id->qp) {
 			ib_drain_qp(queue->cm_id->qp);
-		rdma_destroy_qp(queue->cm_id);
+			rdma_destroy_qp(queue->cm_id);
+		}
 		rdma_destroy_id(queue->cm_id);
 		queue->cm_id = NULL;
 		if (queue->cq)

@@ -18,16 +18,24 @@
 #include "rmem.h"
 
 unsigned int rmem_default_queue_depth = 128;
-module_param_named(queue_depth, rmem_default_queue_depth, uint, 0644);
+module_param_named(queue_depth, rmem_default_queue_depth, uint, 0444);
 MODULE_PARM_DESC(queue_depth, "Default requests in flight per queue (1-1024)");
 
 unsigned int rmem_default_mr_size_mb = 64;
-module_param_named(mr_size_mb, rmem_default_mr_size_mb, uint, 0644);
+module_param_named(mr_size_mb, rmem_default_mr_size_mb, uint, 0444);
 MODULE_PARM_DESC(mr_size_mb, "Default server chunk (memory region) size in MiB");
 
 unsigned int rmem_connect_timeout_ms = 3000;
-module_param_named(connect_timeout_ms, rmem_connect_timeout_ms, uint, 0644);
+module_param_named(connect_timeout_ms, rmem_connect_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(connect_timeout_ms, "Address and route resolution timeout");
+
+/*
+ * RoCE's default packet lifetime makes the RC ack timeout about 2 s per
+ * lost packet; rxe over a lossy wire then crawls.  14 is about 67 ms.
+ */
+unsigned int rmem_ack_timeout = 14;
+module_param_named(ack_timeout, rmem_ack_timeout, uint, 0444);
+MODULE_PARM_DESC(ack_timeout, "RC ack timeout exponent (4.096 us * 2^N, 0: rdma_cm default)");
 
 struct workqueue_struct *rmem_wq;
 
@@ -36,7 +44,8 @@ static int __init rmem_init(void)
 	int ret;
 
 	if (!rmem_default_queue_depth || rmem_default_queue_depth > 1024 ||
-	    !rmem_default_mr_size_mb || !rmem_connect_timeout_ms) {
+	    !rmem_default_mr_size_mb || !rmem_connect_timeout_ms ||
+	    rmem_ack_timeout > 31) {
 		pr_err("invalid module parameter\n");
 		return -EINVAL;
 	}

@@ -14,7 +14,7 @@
 #include "rmem.h"
 #include "server.h"
 
-static struct genl_family rmem_nl_family;
+static bool rmem_nl_registered;
 
 enum { RMEM_MCGRP_EVENTS_IDX };
 
@@ -68,12 +68,6 @@ static const struct nla_policy rmem_volume_op_policy[RMEM_A_MAX + 1] = {
 };
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static void *rmem_msg_put(struct sk_buff *skb, const struct rmem_msg *m)
-{
-	return genlmsg_put(skb, m->portid, m->seq, &rmem_nl_family, m->flags,
-			   m->cmd);
-}
 
 /* Parse the object nest @type of a request; an extack names what is wrong. */
 static int rmem_nl_nest(struct genl_info *info, int type, struct nlattr **tb,
@@ -136,168 +130,7 @@ static int rmem_nl_get_addr(struct genl_info *info, struct nlattr *nest,
 	return -EINVAL;
 }
 
-/**
- * rmem_nl_put_addr() - put an address as an IPv4 or IPv6 attribute
- * @skb: message
- * @v4type: attribute type for IPv4
- * @v6type: attribute type for IPv6
- * @ss: the address
- *
- * Return: 0 or -EMSGSIZE.
- */
-int rmem_nl_put_addr(struct sk_buff *skb, int v4type, int v6type,
-		     const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return nla_put_in_addr(skb, v4type,
-				       ((struct sockaddr_in *)ss)->sin_addr.s_addr);
-	if (ss->ss_family == AF_INET6)
-		return nla_put_in6_addr(skb, v6type,
-					&((struct sockaddr_in6 *)ss)->sin6_addr);
-	return 0;
-}
-
 /* ---- servers ------------------------------------------------------------ */
-
-static int rmem_server_put_clients(struct sk_buff *skb,
-				   struct rmem_server *srv)
-{
-	struct rmem_session *sess;
-	struct nlattr *nest;
-	unsigned int i, qps;
-
-	list_for_each_entry(sess, &srv->sessions, node) {
-		if (sess->dead)
-			continue;
-		for (i = 0, qps = 0; i < sess->nr_qps; i++)
-			qps += !!sess->conns[i];
-		nest = nla_nest_start(skb, RMEM_A_SERVER_CLIENT);
-		if (!nest ||
-		    rmem_nl_put_addr(skb, RMEM_A_CLIENT_IPV4, RMEM_A_CLIENT_IPV6,
-				     &sess->peer) ||
-		    nla_put_u16(skb, RMEM_A_CLIENT_PORT,
-				rmem_addr_port(&sess->peer)) ||
-		    nla_put_u64_64bit(skb, RMEM_A_CLIENT_SIZE, sess->size,
-				      RMEM_A_CLIENT_PAD) ||
-		    (sess->volume_name[0] &&
-		     nla_put_string(skb, RMEM_A_CLIENT_VOLUME, sess->volume_name)) ||
-		    nla_put_u32(skb, RMEM_A_CLIENT_QPS, qps))
-			return -EMSGSIZE;
-		nla_nest_end(skb, nest);
-	}
-	return 0;
-}
-
-/**
- * rmem_server_put() - describe a server in an RMEM_A_SERVER nest
- * @skb: message
- * @srv: the server
- *
- * Return: 0 or -EMSGSIZE.
- */
-int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv)
-{
-	struct nlattr *nest, *p;
-	unsigned int i;
-	int ret = -EMSGSIZE;
-
-	nest = nla_nest_start(skb, RMEM_A_SERVER);
-	if (!nest)
-		return -EMSGSIZE;
-	mutex_lock(&srv->lock);
-	if (nla_put_string(skb, RMEM_A_SERVER_NAME, srv->name) ||
-	    rmem_nl_put_addr(skb, RMEM_A_SERVER_LISTEN_IPV4,
-			     RMEM_A_SERVER_LISTEN_IPV6, &srv->addr) ||
-	    nla_put_u16(skb, RMEM_A_SERVER_LISTEN_PORT,
-			rmem_addr_port(&srv->addr)) ||
-	    nla_put_u64_64bit(skb, RMEM_A_SERVER_POOL_SIZE,
-			      (u64)srv->nr_chunks << srv->chunk_shift,
-			      RMEM_A_SERVER_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_SERVER_MR_SIZE, srv->chunk_size,
-			      RMEM_A_SERVER_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_SERVER_MR_PAGE_SIZE,
-			      PAGE_SIZE << srv->block_order, RMEM_A_SERVER_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_SERVER_USED,
-			      (u64)(srv->nr_chunks - srv->nr_free) << srv->chunk_shift,
-			      RMEM_A_SERVER_PAD) ||
-	    nla_put(skb, RMEM_A_SERVER_ID, sizeof(srv->id), srv->id))
-		goto out_unlock;
-	for (i = 0; i < srv->nr_allow; i++) {
-		p = nla_nest_start(skb, RMEM_A_SERVER_ALLOW);
-		if (!p || rmem_nl_put_addr(skb, RMEM_A_PREFIX_IPV4,
-					   RMEM_A_PREFIX_IPV6,
-					   &srv->allow[i].addr) ||
-		    nla_put_u8(skb, RMEM_A_PREFIX_LEN, srv->allow[i].len))
-			goto out_unlock;
-		nla_nest_end(skb, p);
-	}
-	if (rmem_server_put_clients(skb, srv))
-		goto out_unlock;
-	ret = 0;
-	nla_nest_end(skb, nest);
-out_unlock:
-	mutex_unlock(&srv->lock);
-	if (ret)
-		nla_nest_cancel(skb, nest);
-	return ret;
-}
-
-/**
- * rmem_server_put_msg() - a whole message describing a server
- * @skb: message buffer
- * @m: header values
- * @srv: the server
- *
- * Return: 0 or -EMSGSIZE.
- */
-int rmem_server_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
-			struct rmem_server *srv)
-{
-	void *hdr = rmem_msg_put(skb, m);
-
-	if (!hdr)
-		return -EMSGSIZE;
-	if (rmem_server_put(skb, srv)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/**
- * rmem_volume_put_msg() - a whole message describing a volume
- * @skb: message buffer
- * @m: header values
- * @srv: its server
- * @vol: the volume
- *
- * Return: 0 or -EMSGSIZE.
- */
-int rmem_volume_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
-			struct rmem_server *srv, struct rmem_volume *vol)
-{
-	void *hdr = rmem_msg_put(skb, m);
-	struct nlattr *nest;
-
-	if (!hdr)
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, RMEM_A_VOLUME);
-	if (!nest ||
-	    nla_put_string(skb, RMEM_A_VOLUME_SERVER, srv->name) ||
-	    nla_put_string(skb, RMEM_A_VOLUME_NAME, vol->name) ||
-	    nla_put_u64_64bit(skb, RMEM_A_VOLUME_SIZE, vol->size,
-			      RMEM_A_VOLUME_PAD) ||
-	    nla_put_u8(skb, RMEM_A_VOLUME_BUSY, !!vol->owner) ||
-	    nla_put_u64_64bit(skb, RMEM_A_VOLUME_GENERATION, vol->generation,
-			      RMEM_A_VOLUME_PAD)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
-	return 0;
-}
 
 static int rmem_nl_parse_allow(struct genl_info *info, struct nlattr *srv_nest,
 			       struct rmem_server_cfg *cfg)
@@ -438,53 +271,6 @@ static int rmem_nl_server_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int rmem_nl_server_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[RMEM_A_SERVER_MAX + 1];
-	struct rmem_msg m = {
-		.portid = info->snd_portid, .seq = info->snd_seq,
-		.cmd = RMEM_CMD_SERVER_GET,
-	};
-	struct sk_buff *msg;
-	int idx = 0, ret;
-
-	ret = rmem_nl_nest(info, RMEM_A_SERVER, tb, RMEM_A_SERVER_MAX,
-			   rmem_server_policy, "missing server attributes");
-	if (!ret)
-		ret = rmem_nl_require(info, info->attrs[RMEM_A_SERVER], tb,
-				      RMEM_A_SERVER_NAME, "missing server name");
-	if (ret)
-		return ret;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	ret = rmem_server_fill(msg, &m, nla_data(tb[RMEM_A_SERVER_NAME]), &idx,
-			       info->extack);
-	if (ret) {
-		NL_SET_BAD_ATTR(info->extack, tb[RMEM_A_SERVER_NAME]);
-		nlmsg_free(msg);
-		return ret;
-	}
-	return genlmsg_reply(msg, info);
-}
-
-static int rmem_nl_server_get_dumpit(struct sk_buff *skb,
-				     struct netlink_callback *cb)
-{
-	struct rmem_msg m = {
-		.portid = NETLINK_CB(cb->skb).portid, .seq = cb->nlh->nlmsg_seq,
-		.flags = NLM_F_MULTI, .cmd = RMEM_CMD_SERVER_GET,
-	};
-	int idx = cb->args[0];
-	int ret;
-
-	ret = rmem_server_fill(skb, &m, NULL, &idx, NULL);
-	cb->args[0] = idx;
-	if (ret && ret != -EMSGSIZE)
-		return ret;
-	return skb->len;
-}
-
 /* ---- volumes ------------------------------------------------------------ */
 
 static int rmem_nl_volume_get_dumpit(struct sk_buff *skb,
@@ -543,83 +329,6 @@ static int rmem_nl_volume_del_doit(struct sk_buff *skb, struct genl_info *info)
 /* ---- devices ------------------------------------------------------------ */
 
 /**
- * rmem_nl_put_dev() - describe a device in an RMEM_A_DEV nest
- * @skb: message
- * @dev: the device
- *
- * Return: 0 or -EMSGSIZE.
- */
-int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
-{
-	struct rmem_stats st;
-	struct nlattr *nest, *sn;
-
-	rmem_dev_stats(dev, &st);
-	nest = nla_nest_start(skb, RMEM_A_DEV);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_string(skb, RMEM_A_DEV_NAME, dev->name) ||
-	    rmem_nl_put_addr(skb, RMEM_A_DEV_PEER_IPV4, RMEM_A_DEV_PEER_IPV6,
-			     &dev->cfg.peer) ||
-	    nla_put_u16(skb, RMEM_A_DEV_PEER_PORT, rmem_addr_port(&dev->cfg.peer)) ||
-	    nla_put_u64_64bit(skb, RMEM_A_DEV_SIZE, dev->cfg.size,
-			      RMEM_A_DEV_PAD) ||
-	    (dev->cfg.volume[0] &&
-	     nla_put_string(skb, RMEM_A_DEV_VOLUME, dev->cfg.volume)) ||
-	    nla_put_u32(skb, RMEM_A_DEV_QPS, dev->nr_queues) ||
-	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
-	    nla_put_u32(skb, RMEM_A_DEV_STATE, READ_ONCE(dev->state)) ||
-	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->server_id),
-		    dev->server_id) ||
-	    nla_put_u64_64bit(skb, RMEM_A_DEV_GENERATION, dev->generation,
-			      RMEM_A_DEV_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, dev->chunk_size,
-			      RMEM_A_DEV_PAD))
-		goto out_cancel;
-	sn = nla_nest_start(skb, RMEM_A_DEV_STATS);
-	if (!sn ||
-	    nla_put_u64_64bit(skb, RMEM_A_STATS_READS, st.reads, RMEM_A_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_STATS_READ_BYTES, st.read_bytes,
-			      RMEM_A_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_STATS_WRITES, st.writes, RMEM_A_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_STATS_WRITE_BYTES, st.write_bytes,
-			      RMEM_A_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_STATS_ZEROES, st.zeroes, RMEM_A_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_STATS_ERRORS, st.errors, RMEM_A_STATS_PAD))
-		goto out_cancel;
-	nla_nest_end(skb, sn);
-	nla_nest_end(skb, nest);
-	return 0;
-
-out_cancel:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
-}
-
-/**
- * rmem_nl_put_dev_msg() - a whole message describing a device
- * @skb: message buffer
- * @m: header values
- * @dev: the device
- *
- * Return: 0 or -EMSGSIZE.
- */
-int rmem_nl_put_dev_msg(struct sk_buff *skb, const struct rmem_msg *m,
-			struct rmem_dev *dev)
-{
-	void *hdr = rmem_msg_put(skb, m);
-
-	if (!hdr)
-		return -EMSGSIZE;
-	if (rmem_nl_put_dev(skb, dev)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/**
  * rmem_nl_notify_dev() - multicast a device's new state on "events"
  * @dev: the device
  *
@@ -630,6 +339,9 @@ void rmem_nl_notify_dev(struct rmem_dev *dev)
 	struct rmem_msg m = { .cmd = RMEM_CMD_DEV_STATE_NTF };
 	struct sk_buff *msg;
 
+	/* module unload tears devices down after the family is gone */
+	if (!READ_ONCE(rmem_nl_registered))
+		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return;
@@ -750,51 +462,117 @@ static int rmem_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int rmem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* ---- GET of servers and devices: one doit, one dumpit ------------------ */
+
+/**
+ * struct rmem_nl_obj - what differs between GET of servers and of devices
+ * @cmd: the GET command
+ * @nest: object nest attribute
+ * @max: highest attribute in the nest
+ * @policy: nest policy
+ * @name: name attribute in the nest
+ * @missing: extack text when the nest is missing
+ * @missing_name: extack text when the name is missing
+ * @fill: puts one named object, or dumps all from an index
+ */
+struct rmem_nl_obj {
+	u8 cmd;
+	int nest;
+	int max;
+	const struct nla_policy *policy;
+	int name;
+	const char *missing;
+	const char *missing_name;
+	int (*fill)(struct sk_buff *skb, const struct rmem_msg *m,
+		    const char *name, int *idx, struct netlink_ext_ack *extack);
+};
+
+static const struct rmem_nl_obj rmem_nl_server_obj = {
+	.cmd = RMEM_CMD_SERVER_GET,
+	.nest = RMEM_A_SERVER,
+	.max = RMEM_A_SERVER_MAX,
+	.policy = rmem_server_policy,
+	.name = RMEM_A_SERVER_NAME,
+	.missing = "missing server attributes",
+	.missing_name = "missing server name",
+	.fill = rmem_server_fill,
+};
+
+static const struct rmem_nl_obj rmem_nl_dev_obj = {
+	.cmd = RMEM_CMD_DEV_GET,
+	.nest = RMEM_A_DEV,
+	.max = RMEM_A_DEV_MAX,
+	.policy = rmem_dev_policy,
+	.name = RMEM_A_DEV_NAME,
+	.missing = "missing device attributes",
+	.missing_name = "missing device name",
+	.fill = rmem_dev_fill,
+};
+
+static int rmem_nl_get_doit(const struct rmem_nl_obj *o, struct genl_info *info)
 {
-	struct nlattr *tb[RMEM_A_DEV_MAX + 1];
+	struct nlattr *tb[MAX((int)RMEM_A_SERVER_MAX, (int)RMEM_A_DEV_MAX) + 1];
 	struct rmem_msg m = {
-		.portid = info->snd_portid, .seq = info->snd_seq,
-		.cmd = RMEM_CMD_DEV_GET,
+		.portid = info->snd_portid, .seq = info->snd_seq, .cmd = o->cmd,
 	};
 	struct sk_buff *msg;
 	int idx = 0, ret;
 
-	ret = rmem_nl_nest(info, RMEM_A_DEV, tb, RMEM_A_DEV_MAX,
-			   rmem_dev_policy, "missing device attributes");
+	ret = rmem_nl_nest(info, o->nest, tb, o->max, o->policy, o->missing);
 	if (!ret)
-		ret = rmem_nl_require(info, info->attrs[RMEM_A_DEV], tb,
-				      RMEM_A_DEV_NAME, "missing device name");
+		ret = rmem_nl_require(info, info->attrs[o->nest], tb, o->name,
+				      o->missing_name);
 	if (ret)
 		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	ret = rmem_dev_fill(msg, &m, nla_data(tb[RMEM_A_DEV_NAME]), &idx,
-			    info->extack);
+	ret = o->fill(msg, &m, nla_data(tb[o->name]), &idx, info->extack);
 	if (ret) {
-		NL_SET_BAD_ATTR(info->extack, tb[RMEM_A_DEV_NAME]);
+		NL_SET_BAD_ATTR(info->extack, tb[o->name]);
 		nlmsg_free(msg);
 		return ret;
 	}
 	return genlmsg_reply(msg, info);
 }
 
-static int rmem_nl_dev_get_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
+static int rmem_nl_get_dumpit(const struct rmem_nl_obj *o, struct sk_buff *skb,
+			      struct netlink_callback *cb)
 {
 	struct rmem_msg m = {
 		.portid = NETLINK_CB(cb->skb).portid, .seq = cb->nlh->nlmsg_seq,
-		.flags = NLM_F_MULTI, .cmd = RMEM_CMD_DEV_GET,
+		.flags = NLM_F_MULTI, .cmd = o->cmd,
 	};
 	int idx = cb->args[0];
 	int ret;
 
-	ret = rmem_dev_fill(skb, &m, NULL, &idx, NULL);
+	ret = o->fill(skb, &m, NULL, &idx, NULL);
 	cb->args[0] = idx;
 	if (ret && ret != -EMSGSIZE)
 		return ret;
 	return skb->len;
+}
+
+static int rmem_nl_server_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return rmem_nl_get_doit(&rmem_nl_server_obj, info);
+}
+
+static int rmem_nl_server_get_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	return rmem_nl_get_dumpit(&rmem_nl_server_obj, skb, cb);
+}
+
+static int rmem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return rmem_nl_get_doit(&rmem_nl_dev_obj, info);
+}
+
+static int rmem_nl_dev_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return rmem_nl_get_dumpit(&rmem_nl_dev_obj, skb, cb);
 }
 
 /* ---- family ------------------------------------------------------------- */
@@ -861,7 +639,7 @@ static const struct genl_multicast_group rmem_nl_mcgrps[] = {
 	[RMEM_MCGRP_EVENTS_IDX] = { .name = RMEM_MCGRP_EVENTS },
 };
 
-static struct genl_family rmem_nl_family __ro_after_init = {
+struct genl_family rmem_nl_family __ro_after_init = {
 	.name = RMEM_FAMILY_NAME,
 	.version = RMEM_FAMILY_VERSION,
 	.netnsok = false,
@@ -879,7 +657,10 @@ static struct genl_family rmem_nl_family __ro_after_init = {
  */
 int rmem_nl_init(void)
 {
-	return genl_register_family(&rmem_nl_family);
+	int ret = genl_register_family(&rmem_nl_family);
+
+	WRITE_ONCE(rmem_nl_registered, !ret);
+	return ret;
 }
 
 /**
@@ -887,5 +668,6 @@ int rmem_nl_init(void)
  */
 void rmem_nl_exit(void)
 {
+	WRITE_ONCE(rmem_nl_registered, false);
 	genl_unregister_family(&rmem_nl_family);
 }

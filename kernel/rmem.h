@@ -15,6 +15,7 @@
 #include <linux/rmem.h>
 
 struct sk_buff;
+struct genl_family;
 struct rmem_server;
 struct rmem_dev;
 
@@ -22,6 +23,7 @@ struct rmem_dev;
 extern unsigned int rmem_default_queue_depth;
 extern unsigned int rmem_default_mr_size_mb;
 extern unsigned int rmem_connect_timeout_ms;
+extern unsigned int rmem_ack_timeout;
 
 /* Long-running work of both roles: session setup, teardown, errors. */
 extern struct workqueue_struct *rmem_wq;
@@ -125,8 +127,12 @@ int rmem_client_init(void);
 void rmem_client_exit(void);
 
 /* netlink.c */
+extern struct genl_family rmem_nl_family;
 int rmem_nl_init(void);
 void rmem_nl_exit(void);
+
+/* nl_put.c */
+void *rmem_msg_put(struct sk_buff *skb, const struct rmem_msg *m);
 int rmem_nl_put_addr(struct sk_buff *skb, int v4type, int v6type,
 		     const struct sockaddr_storage *ss);
 int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev);

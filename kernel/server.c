@@ -178,7 +178,7 @@ static void rmem_volume_free(struct rmem_server *srv, struct rmem_volume *vol)
  * page list holds.
  */
 static int rmem_server_geometry(struct rmem_server *srv, u64 want,
-				struct netlink_ext_ack *extack)
+				u64 pool_size, struct netlink_ext_ack *extack)
 {
 	const struct ib_device_attr *a = &srv->ibdev->attrs;
 	unsigned int shift, max_pages = a->max_fast_reg_page_list_len;
@@ -186,6 +186,8 @@ static int rmem_server_geometry(struct rmem_server *srv, u64 want,
 
 	if (!want)
 		want = (u64)rmem_default_mr_size_mb << 20;
+	/* a chunk larger than the pool would only waste memory */
+	want = min_t(u64, want, rounddown_pow_of_two(pool_size));
 	for (shift = min_t(unsigned int, 21, PAGE_SHIFT + MAX_ORDER - 1);
 	     shift > PAGE_SHIFT; shift--)
 		if ((a->page_size_cap & BIT_ULL(shift)) && BIT_ULL(shift) <= want)
@@ -303,7 +305,7 @@ int rmem_server_add(const struct rmem_server_cfg *cfg,
 	ret = rmem_server_listen(srv, extack);
 	if (ret)
 		goto out_free_server;
-	ret = rmem_server_geometry(srv, cfg->mr_size, extack);
+	ret = rmem_server_geometry(srv, cfg->mr_size, cfg->pool_size, extack);
 	if (ret)
 		goto out_free_server;
 

@@ -197,7 +197,7 @@ int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void rmem_session_kill(struct rmem_session *sess);
 bool rmem_server_idle(struct rmem_server *srv);
 
-/* netlink.c */
+/* nl_put.c */
 int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv);
 int rmem_server_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
 			struct rmem_server *srv);

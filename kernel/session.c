@@ -55,14 +55,13 @@ static int rmem_session_post_wait(struct rmem_session *sess,
 
 static struct ib_mr *rmem_session_map(struct rmem_session *sess,
 				      struct scatterlist *sgl, int nents,
-				      unsigned int page_size,
+				      unsigned int page_size, u32 npages,
 				      struct ib_reg_wr *wr, int access)
 {
 	struct ib_mr *mr;
 	int n;
 
-	mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
-			 DIV_ROUND_UP(sg_dma_len(sgl) * (u64)nents, page_size));
+	mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG, npages);
 	if (IS_ERR(mr))
 		return mr;
 	n = ib_map_mr_sg(mr, sgl, nents, NULL, page_size);
@@ -94,7 +93,8 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 		struct ib_mr *mr;
 
 		mr = rmem_session_map(sess, c->sgt.sgl, c->sgt.nents, psize,
-				      &wrs[n], access);
+				      sess->srv->chunk_size / psize, &wrs[n],
+				      access);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 		sess->mrs[i] = mr;
@@ -134,8 +134,9 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 			sg->length = 0;
 			return -EIO;
 		}
-		sess->table_mr = rmem_session_map(sess, sg, 1, PAGE_SIZE, &reg,
-						  IB_ACCESS_REMOTE_READ);
+		sess->table_mr = rmem_session_map(sess, sg, 1, PAGE_SIZE,
+						  PAGE_ALIGN(sess->table_len) / PAGE_SIZE,
+						  &reg, IB_ACCESS_REMOTE_READ);
 		if (IS_ERR(sess->table_mr)) {
 			ret = PTR_ERR(sess->table_mr);
 			sess->table_mr = NULL;
@@ -237,13 +238,20 @@ static void rmem_session_release_work(struct work_struct *work)
 	struct rmem_server *srv = sess->srv;
 	unsigned int i;
 
+	/*
+	 * Disconnect first: that flushes whatever setup_work waits for (a
+	 * READY the client never takes, say), so it ends at once.  No QP can
+	 * join any more: the session is dead.
+	 */
+	for (i = 0; i < sess->nr_qps; i++)
+		if (sess->conns[i])
+			rdma_disconnect(sess->conns[i]->cm_id);
 	cancel_work_sync(&sess->setup_work);
 	for (i = 0; i < sess->nr_qps; i++) {
 		struct rmem_sconn *conn = sess->conns[i];
 
 		if (!conn)
 			continue;
-		rdma_disconnect(conn->cm_id);
 		rdma_destroy_qp(conn->cm_id);
 		rdma_destroy_id(conn->cm_id);
 		kfree(conn);
@@ -346,6 +354,8 @@ static int rmem_server_accept(struct rdma_cm_id *id,
 				  a->max_qp_init_rd_atom);
 	p.retry_count = 7;
 	p.rnr_retry_count = 7;
+	if (rmem_ack_timeout)
+		rdma_set_ack_timeout(id, rmem_ack_timeout);
 	return rdma_accept(id, &p);
 }
 

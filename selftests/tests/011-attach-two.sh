@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Two VMs: the server VM exports RAM, the client VM attaches it as
 # /dev/rmem0 across the wire; a verified round trip, both sides' views,
-# detach.
+# detach.  "allow" admits the client's address and refuses others.
 source "$(dirname "$0")/../lib.sh"
 
 lab_start two || exit 1
@@ -10,7 +10,15 @@ S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 
 check "rmem.ko loads on the server" rmem_load "$S"
 check "rmem.ko loads on the client" rmem_load "$C"
-check "server add" vm "$S" "$R server add name mem listen $A size 128M"
+check "server add, allowing the client's /32 and a /24" vm "$S" \
+	"$R server add name mem listen $A size 128M allow $LAB_ADDR_CLIENT/32 allow 10.9.8.0/24"
+check "a server allowing only another address" vm "$S" \
+	"$R server add name narrow listen $A:7411 size 16M allow 198.18.1.99"
+expect_eq "server show lists the allow prefixes" "$LAB_ADDR_CLIENT/32 10.9.8.0/24" \
+	json "$S" "tuple(j[0]['allow'])" server show mem
+expect_err "the client is refused by the server not allowing it" \
+	"does not allow this client's address" "$C" "$R dev add peer $A:7411 size 4M"
+check "refused: nothing created on either side" vm "$C" "[ -z \"\$($R dev show)\" ]"
 expect_eq "dev add on the client prints /dev/rmem0" "/dev/rmem0" \
 	vm "$C" "$R dev add peer $A size 32M qps 2"
 check "write 32 MiB, read back identical" vm -t 300 "$C" \
@@ -21,6 +29,6 @@ check "client's dev show (text)" vm "$C" "$R dev show | tee /dev/stderr | grep -
 check "detach" vm "$C" "$R dev del rmem0 && [ ! -e /dev/rmem0 ]"
 expect_eq "server: no client, nothing used" "0 0" \
 	json "$S" "len(j[0]['clients']), j[0]['used']" server show
-check "server del, unload on both" vm "$S" "$R server del mem && rmmod rmem"
+check "server del, unload on both" vm "$S" "$R server del narrow && $R server del mem && rmmod rmem"
 check "unload on the client" rmem_unload "$C"
 test_done

@@ -28,7 +28,7 @@
  * enum rmem_dev_state - state of a client device
  * @RMEM_DEV_STATE_CONNECTING: connecting to the server
  * @RMEM_DEV_STATE_LIVE: connected, I/O flows
- * @RMEM_DEV_STATE_DEAD: connection lost for good; all I/O fails
+ * @RMEM_DEV_STATE_DEAD: connection lost; all I/O fails (no reconnect yet)
  * @RMEM_DEV_STATE_DELETING: being removed
  */
 enum rmem_dev_state {

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem: encoding servers, volumes and devices into netlink messages, for
+ * GET replies, dumps, ADD replies and events.
+ */
+#include <net/genetlink.h>
+#include <linux/rmem.h>
+
+#include "client.h"
+#include "rmem.h"
+#include "server.h"
+
+/**
+ * rmem_msg_put() - start a message of the rmem family
+ * @skb: message buffer
+ * @m: header values
+ *
+ * Return: the user header, or NULL if @skb is full.
+ */
+void *rmem_msg_put(struct sk_buff *skb, const struct rmem_msg *m)
+{
+	return genlmsg_put(skb, m->portid, m->seq, &rmem_nl_family, m->flags,
+			   m->cmd);
+}
+
+/**
+ * rmem_nl_put_addr() - put an address as an IPv4 or IPv6 attribute
+ * @skb: message
+ * @v4type: attribute type for IPv4
+ * @v6type: attribute type for IPv6
+ * @ss: the address
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int rmem_nl_put_addr(struct sk_buff *skb, int v4type, int v6type,
+		     const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return nla_put_in_addr(skb, v4type,
+				       ((struct sockaddr_in *)ss)->sin_addr.s_addr);
+	if (ss->ss_family == AF_INET6)
+		return nla_put_in6_addr(skb, v6type,
+					&((struct sockaddr_in6 *)ss)->sin6_addr);
+	return 0;
+}
+
+static int rmem_server_put_clients(struct sk_buff *skb,
+				   struct rmem_server *srv)
+{
+	struct rmem_session *sess;
+	struct nlattr *nest;
+	unsigned int i, qps;
+
+	list_for_each_entry(sess, &srv->sessions, node) {
+		if (sess->dead)
+			continue;
+		for (i = 0, qps = 0; i < sess->nr_qps; i++)
+			qps += !!sess->conns[i];
+		nest = nla_nest_start(skb, RMEM_A_SERVER_CLIENT);
+		if (!nest ||
+		    rmem_nl_put_addr(skb, RMEM_A_CLIENT_IPV4, RMEM_A_CLIENT_IPV6,
+				     &sess->peer) ||
+		    nla_put_u16(skb, RMEM_A_CLIENT_PORT,
+				rmem_addr_port(&sess->peer)) ||
+		    nla_put_u64_64bit(skb, RMEM_A_CLIENT_SIZE, sess->size,
+				      RMEM_A_CLIENT_PAD) ||
+		    (sess->volume_name[0] &&
+		     nla_put_string(skb, RMEM_A_CLIENT_VOLUME, sess->volume_name)) ||
+		    nla_put_u32(skb, RMEM_A_CLIENT_QPS, qps))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+/**
+ * rmem_server_put() - describe a server in an RMEM_A_SERVER nest
+ * @skb: message
+ * @srv: the server
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv)
+{
+	struct nlattr *nest, *p;
+	unsigned int i;
+	int ret = -EMSGSIZE;
+
+	nest = nla_nest_start(skb, RMEM_A_SERVER);
+	if (!nest)
+		return -EMSGSIZE;
+	mutex_lock(&srv->lock);
+	if (nla_put_string(skb, RMEM_A_SERVER_NAME, srv->name) ||
+	    rmem_nl_put_addr(skb, RMEM_A_SERVER_LISTEN_IPV4,
+			     RMEM_A_SERVER_LISTEN_IPV6, &srv->addr) ||
+	    nla_put_u16(skb, RMEM_A_SERVER_LISTEN_PORT,
+			rmem_addr_port(&srv->addr)) ||
+	    nla_put_u64_64bit(skb, RMEM_A_SERVER_POOL_SIZE,
+			      (u64)srv->nr_chunks << srv->chunk_shift,
+			      RMEM_A_SERVER_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_SERVER_MR_SIZE, srv->chunk_size,
+			      RMEM_A_SERVER_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_SERVER_MR_PAGE_SIZE,
+			      PAGE_SIZE << srv->block_order, RMEM_A_SERVER_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_SERVER_USED,
+			      (u64)(srv->nr_chunks - srv->nr_free) << srv->chunk_shift,
+			      RMEM_A_SERVER_PAD) ||
+	    nla_put(skb, RMEM_A_SERVER_ID, sizeof(srv->id), srv->id))
+		goto out_unlock;
+	for (i = 0; i < srv->nr_allow; i++) {
+		p = nla_nest_start(skb, RMEM_A_SERVER_ALLOW);
+		if (!p || rmem_nl_put_addr(skb, RMEM_A_PREFIX_IPV4,
+					   RMEM_A_PREFIX_IPV6,
+					   &srv->allow[i].addr) ||
+		    nla_put_u8(skb, RMEM_A_PREFIX_LEN, srv->allow[i].len))
+			goto out_unlock;
+		nla_nest_end(skb, p);
+	}
+	if (rmem_server_put_clients(skb, srv))
+		goto out_unlock;
+	ret = 0;
+	nla_nest_end(skb, nest);
+out_unlock:
+	mutex_unlock(&srv->lock);
+	if (ret)
+		nla_nest_cancel(skb, nest);
+	return ret;
+}
+
+/**
+ * rmem_server_put_msg() - a whole message describing a server
+ * @skb: message buffer
+ * @m: header values
+ * @srv: the server
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int rmem_server_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
+			struct rmem_server *srv)
+{
+	void *hdr = rmem_msg_put(skb, m);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (rmem_server_put(skb, srv)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * rmem_volume_put_msg() - a whole message describing a volume
+ * @skb: message buffer
+ * @m: header values
+ * @srv: its server
+ * @vol: the volume
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int rmem_volume_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
+			struct rmem_server *srv, struct rmem_volume *vol)
+{
+	void *hdr = rmem_msg_put(skb, m);
+	struct nlattr *nest;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, RMEM_A_VOLUME);
+	if (!nest ||
+	    nla_put_string(skb, RMEM_A_VOLUME_SERVER, srv->name) ||
+	    nla_put_string(skb, RMEM_A_VOLUME_NAME, vol->name) ||
+	    nla_put_u64_64bit(skb, RMEM_A_VOLUME_SIZE, vol->size,
+			      RMEM_A_VOLUME_PAD) ||
+	    nla_put_u8(skb, RMEM_A_VOLUME_BUSY, !!vol->owner) ||
+	    nla_put_u64_64bit(skb, RMEM_A_VOLUME_GENERATION, vol->generation,
+			      RMEM_A_VOLUME_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * rmem_nl_put_dev() - describe a device in an RMEM_A_DEV nest
+ * @skb: message
+ * @dev: the device
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
+{
+	struct rmem_stats st;
+	struct nlattr *nest, *sn;
+
+	rmem_dev_stats(dev, &st);
+	nest = nla_nest_start(skb, RMEM_A_DEV);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, RMEM_A_DEV_NAME, dev->name) ||
+	    rmem_nl_put_addr(skb, RMEM_A_DEV_PEER_IPV4, RMEM_A_DEV_PEER_IPV6,
+			     &dev->cfg.peer) ||
+	    nla_put_u16(skb, RMEM_A_DEV_PEER_PORT, rmem_addr_port(&dev->cfg.peer)) ||
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_SIZE, dev->cfg.size,
+			      RMEM_A_DEV_PAD) ||
+	    (dev->cfg.volume[0] &&
+	     nla_put_string(skb, RMEM_A_DEV_VOLUME, dev->cfg.volume)) ||
+	    nla_put_u32(skb, RMEM_A_DEV_QPS, dev->nr_queues) ||
+	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
+	    nla_put_u32(skb, RMEM_A_DEV_STATE, READ_ONCE(dev->state)) ||
+	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->server_id),
+		    dev->server_id) ||
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_GENERATION, dev->generation,
+			      RMEM_A_DEV_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, dev->chunk_size,
+			      RMEM_A_DEV_PAD))
+		goto out_cancel;
+	sn = nla_nest_start(skb, RMEM_A_DEV_STATS);
+	if (!sn ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_READS, st.reads, RMEM_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_READ_BYTES, st.read_bytes,
+			      RMEM_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_WRITES, st.writes, RMEM_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_WRITE_BYTES, st.write_bytes,
+			      RMEM_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_ZEROES, st.zeroes, RMEM_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_ERRORS, st.errors, RMEM_A_STATS_PAD))
+		goto out_cancel;
+	nla_nest_end(skb, sn);
+	nla_nest_end(skb, nest);
+	return 0;
+
+out_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/**
+ * rmem_nl_put_dev_msg() - a whole message describing a device
+ * @skb: message buffer
+ * @m: header values
+ * @dev: the device
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int rmem_nl_put_dev_msg(struct sk_buff *skb, const struct rmem_msg *m,
+			struct rmem_dev *dev)
+{
+	void *hdr = rmem_msg_put(skb, m);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (rmem_nl_put_dev(skb, dev)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}

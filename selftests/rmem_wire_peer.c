@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem_wire_peer: a user-space peer speaking the rmem wire protocol
+ * (Documentation/protocol.rst) with a chosen version, to check how the
+ * kernel client and server treat a peer they do not understand.
+ *
+ *   rmem_wire_peer client ADDR PORT VERSION
+ *	send a NEW connect request of VERSION to an rmem server; print the
+ *	server's answer; exit 0 if it refused with EVERSION (status 1),
+ *	1 if it refused otherwise, 2 if it accepted, 3 on other errors.
+ *   rmem_wire_peer server ADDR PORT VERSION
+ *	listen; refuse the first connect request with EVERSION and our
+ *	VERSION in the reject data; exit 0 once done.
+ *
+ * Layouts are rebuilt here byte by byte (little endian) on purpose: this
+ * program is the protocol's outside view, not a user of kernel headers.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <netdb.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+
+#define WIRE_MAGIC	0x4d454d52
+#define WIRE_NEW	1
+#define ST_EVERSION	1
+
+static struct rdma_cm_event *wait_event(struct rdma_event_channel *ch,
+					enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev;
+
+	if (rdma_get_cm_event(ch, &ev)) {
+		perror("rdma_get_cm_event");
+		exit(3);
+	}
+	if (ev->event != want && want != (enum rdma_cm_event_type)-1) {
+		fprintf(stderr, "unexpected event %s (status %d)\n",
+			rdma_event_str(ev->event), ev->status);
+		exit(3);
+	}
+	return ev;
+}
+
+static void put16(uint8_t *p, uint16_t v) { v = htole16(v); memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { v = htole32(v); memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { v = htole64(v); memcpy(p, &v, 8); }
+static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return le16toh(v); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return le32toh(v); }
+
+static struct rdma_addrinfo *resolve(const char *addr, const char *port,
+				     int passive)
+{
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
+
+	if (passive)
+		hints.ai_flags = RAI_PASSIVE;
+	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
+		perror("rdma_getaddrinfo");
+		exit(3);
+	}
+	return res;
+}
+
+static int run_client(const char *addr, const char *port, uint16_t version)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_addrinfo *ai = resolve(addr, port, 0);
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7,
+				      .initiator_depth = 1 };
+	uint8_t req[52] = {0};
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(id, NULL, ai->ai_dst_addr, 2000))
+		return perror("connect setup"), 3;
+	rdma_ack_cm_event(wait_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED));
+	if (rdma_resolve_route(id, 2000))
+		return perror("rdma_resolve_route"), 3;
+	rdma_ack_cm_event(wait_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED));
+	if (rdma_create_qp(id, NULL, &qpa))
+		return perror("rdma_create_qp"), 3;
+
+	put32(req, WIRE_MAGIC);
+	put16(req + 4, version);
+	req[6] = WIRE_NEW;
+	put16(req + 10, 1);		/* nr_qps */
+	put64(req + 12, 1 << 20);	/* size */
+	cp.private_data = req;
+	cp.private_data_len = sizeof(req);
+	if (rdma_connect(id, &cp))
+		return perror("rdma_connect"), 3;
+
+	ev = wait_event(ch, (enum rdma_cm_event_type)-1);
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+		printf("accepted a version %u request\n", version);
+		return 2;
+	}
+	if (ev->event != RDMA_CM_EVENT_REJECTED) {
+		printf("event %s\n", rdma_event_str(ev->event));
+		return 3;
+	}
+	if (ev->param.conn.private_data_len < 8 ||
+	    get32(ev->param.conn.private_data) != WIRE_MAGIC) {
+		printf("rejected without rmem reject data\n");
+		return 1;
+	}
+	printf("rejected: server version %u, status %u\n",
+	       get16((const uint8_t *)ev->param.conn.private_data + 4),
+	       get16((const uint8_t *)ev->param.conn.private_data + 6));
+	ret = get16((const uint8_t *)ev->param.conn.private_data + 6) ==
+	      ST_EVERSION ? 0 : 1;
+	rdma_ack_cm_event(ev);
+	return ret;
+}
+
+static int run_server(const char *addr, const char *port, uint16_t version)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_addrinfo *ai = resolve(addr, port, 1);
+	uint8_t rej[8];
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(id, ai->ai_src_addr) || rdma_listen(id, 4))
+		return perror("listen"), 3;
+	printf("listening\n");
+	fflush(stdout);
+	ev = wait_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
+	put32(rej, WIRE_MAGIC);
+	put16(rej + 4, version);
+	put16(rej + 6, ST_EVERSION);
+	if (rdma_reject(ev->id, rej, sizeof(rej)))
+		return perror("rdma_reject"), 3;
+	printf("refused a connect request as version %u\n", version);
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s client|server ADDR PORT VERSION\n", argv[0]);
+		return 3;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "client"))
+		return run_client(argv[2], argv[3], atoi(argv[4]));
+	return run_server(argv[2], argv[3], atoi(argv[4]));
+}
