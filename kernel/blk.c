@@ -71,10 +71,10 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 		cmd->status = BLK_STS_IOERR;
 		rmem_dev_fail(queue->dev);
 	}
-	if (cmd->nents) {
-		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nents,
+	if (cmd->nr_sgl) {
+		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nr_sgl,
 				rq_dma_dir(rq));
-		cmd->nents = 0;
+		cmd->nr_sgl = 0;
 	}
 	rmem_rq_account(queue, rq, cmd->status);
 	if (likely(!blk_should_fake_timeout(rq->q)))
@@ -173,6 +173,7 @@ static blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 	cmd->nents = ib_dma_map_sg(dev->ibdev, cmd->sgl, n, rq_dma_dir(rq));
 	if (!cmd->nents)
 		return BLK_STS_RESOURCE;
+	cmd->nr_sgl = n;
 	return BLK_STS_OK;
 }
 
@@ -195,6 +196,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	cmd->queue = queue;
 	cmd->status = BLK_STS_OK;
+	cmd->nr_sgl = 0;
 	cmd->nents = 0;
 
 	switch (req_op(rq)) {
@@ -239,11 +241,13 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	return BLK_STS_OK;
 
 out_unmap:
-	if (cmd->nents)
-		ib_dma_unmap_sg(dev->ibdev, cmd->sgl, cmd->nents, rq_dma_dir(rq));
-	cmd->nents = 0;
+	if (cmd->nr_sgl)
+		ib_dma_unmap_sg(dev->ibdev, cmd->sgl, cmd->nr_sgl, rq_dma_dir(rq));
+	cmd->nr_sgl = 0;
 out_fail:
-	atomic64_inc(&dev->submit_errors);
+	/* a requeue (BLK_STS_RESOURCE) is not a failed request */
+	if (ret != BLK_STS_RESOURCE)
+		atomic64_inc(&dev->submit_errors);
 	return ret;
 }
 

@@ -27,10 +27,8 @@ static DEFINE_IDA(rmem_ida);
 
 static void rmem_dev_set_state(struct rmem_dev *dev, enum rmem_dev_state s)
 {
-	if (READ_ONCE(dev->state) == s)
-		return;
-	WRITE_ONCE(dev->state, s);
-	rmem_nl_notify_dev(dev);
+	if (xchg(&dev->state, s) != s)
+		rmem_nl_notify_dev(dev);
 }
 
 static void rmem_dev_fail_work(struct work_struct *work)
@@ -38,14 +36,17 @@ static void rmem_dev_fail_work(struct work_struct *work)
 	struct rmem_dev *dev = container_of(work, struct rmem_dev, fail_work);
 	unsigned int i;
 
-	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE)
+	/* only from live: never undo a dev del's "deleting" */
+	if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE, RMEM_DEV_STATE_DEAD) !=
+	    RMEM_DEV_STATE_LIVE)
 		return;
-	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
-	       dev->name, &dev->cfg.peer);
-	rmem_dev_set_state(dev, RMEM_DEV_STATE_DEAD);
+	/* fail outstanding I/O first; the announcement allocates */
 	for (i = 0; i < dev->nr_queues; i++)
 		if (dev->queues[i].cm_id)
 			rdma_disconnect(dev->queues[i].cm_id);
+	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
+	       dev->name, &dev->cfg.peer);
+	rmem_nl_notify_dev(dev);
 }
 
 /**
@@ -83,11 +84,16 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 	const struct ib_device_attr *a = &ibdev->attrs;
 	unsigned int qd, max_qd, max_qps;
 
+	/* rdma_cm ids alone do not keep the device: PD, CQs, DMA do */
+	if (!ib_device_try_get(ibdev))
+		return -ENODEV;
 	dev->ibdev = ibdev;
 	dev->max_sge = min3(a->max_send_sge, a->max_sge_rd, RMEM_MAX_SGE);
 	if (dev->max_sge < 1)
 		return -EOPNOTSUPP;
-	max_qd = (a->max_qp_wr - 1) / (RMEM_WRS_PER_RQ + 1);
+	/* send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3 */
+	max_qd = min((a->max_qp_wr - 2) / (RMEM_WRS_PER_RQ + 1),
+		     (a->max_cqe - 5) / (RMEM_WRS_PER_RQ + 1));
 	qd = min(dev->cfg.queue_depth, max_qd);
 	if (qd != dev->cfg.queue_depth)
 		pr_info("%s: queue depth %u capped to %u by the device\n",
@@ -133,7 +139,7 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 	struct rmem_dev *dev = queue->dev;
 	struct ib_device *ibdev = queue->cm_id->device;
 	struct ib_qp_init_attr attr = {};
-	unsigned int nwr = rmem_blk_send_wrs(dev->cfg.queue_depth);
+	unsigned int nwr;
 	int ret;
 
 	if (!dev->ibdev) {
@@ -143,6 +149,8 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 	} else if (dev->ibdev != ibdev) {
 		return -EXDEV;
 	}
+	/* only now: the first queue pair capped the queue depth */
+	nwr = rmem_blk_send_wrs(dev->cfg.queue_depth);
 	/* room for the drain work requests of ib_drain_qp() */
 	queue->cq = ib_alloc_cq(ibdev, queue, nwr + 4,
 				queue->index % ibdev->num_comp_vectors,
@@ -278,7 +286,9 @@ static int rmem_client_cm_handler(struct rdma_cm_id *id,
 			rmem_queue_cm_fail(queue, ret, "route resolution failed");
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = rmem_queue_connect_locked(queue);
+		/* a connect that timed out may be torn down already */
+		ret = queue->closing ? -ECANCELED :
+		      rmem_queue_connect_locked(queue);
 		if (ret)
 			rmem_queue_cm_fail(queue, ret,
 					   "cannot set up the queue pair on the RDMA device");
@@ -427,15 +437,17 @@ static int rmem_dev_read_table(struct rmem_dev *dev,
 	int ret = 0;
 
 	dev->chunks = kvcalloc(dev->nr_chunks, sizeof(*dev->chunks), GFP_KERNEL);
-	buf = (void *)__get_free_page(GFP_KERNEL);
+	/* freed with the device: a READ may be in flight after a timeout */
+	dev->table_buf = (void *)__get_free_page(GFP_KERNEL);
+	buf = dev->table_buf;
 	if (!dev->chunks || !buf) {
-		ret = -ENOMEM;
-		goto out_free_page;
+		NL_SET_ERR_MSG(extack, "out of memory reading the chunk table");
+		return -ENOMEM;
 	}
 	dma = ib_dma_map_single(dev->ibdev, buf, PAGE_SIZE, DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(dev->ibdev, dma)) {
-		ret = -EIO;
-		goto out_free_page;
+		NL_SET_ERR_MSG(extack, "cannot DMA-map the chunk table buffer");
+		return -EIO;
 	}
 	for (off = 0; off < tlen; off += PAGE_SIZE) {
 		u32 len = min_t(u32, tlen - off, PAGE_SIZE);
@@ -470,15 +482,15 @@ static int rmem_dev_read_table(struct rmem_dev *dev,
 			dev->chunks[first + i].rkey = le32_to_cpu(buf[i].rkey);
 		}
 	}
-	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
 	if (ret) {
+		/* leave the mapping: a READ may still land; rmem_dev_free() drains */
 		pr_err("%s: reading the chunk table failed: %d (%s)\n", dev->name,
 		       ret, ib_wc_status_msg(dev->ctl_status));
 		NL_SET_ERR_MSG(extack, "cannot read the server's chunk table");
+		return ret;
 	}
-out_free_page:
-	free_page((unsigned long)buf);
-	return ret;
+	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	return 0;
 }
 
 /* Tear down every queue pair; outstanding work requests are flushed. */
@@ -510,6 +522,10 @@ static void rmem_dev_destroy_queues(struct rmem_dev *dev)
 
 		if (!queue->cm_id)
 			continue;
+		/* after this no handler creates a QP: whether one exists is final */
+		rdma_lock_handler(queue->cm_id);
+		queue->closing = true;
+		rdma_unlock_handler(queue->cm_id);
 		if (queue->cm_id->qp) {
 			ib_drain_qp(queue->cm_id->qp);
 			rdma_destroy_qp(queue->cm_id);
@@ -535,7 +551,10 @@ static void rmem_dev_free(struct rmem_dev *dev)
 				    sizeof(*dev->ready), DMA_FROM_DEVICE);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
+	if (dev->ibdev)
+		ib_device_put(dev->ibdev);
 	kvfree(dev->chunks);
+	free_page((unsigned long)dev->table_buf);
 	kfree(dev->ready);
 	kfree(dev->zero);
 	kfree(dev->queues);
@@ -560,9 +579,13 @@ static int rmem_dev_pick_index(const char *name, struct netlink_ext_ack *extack)
 	char end;
 	int idx;
 
-	if (!name[0])
-		return ida_alloc_max(&rmem_ida, (MINORMASK + 1) / RMEM_MINORS - 1,
-				     GFP_KERNEL);
+	if (!name[0]) {
+		idx = ida_alloc_max(&rmem_ida, (MINORMASK + 1) / RMEM_MINORS - 1,
+				    GFP_KERNEL);
+		if (idx < 0)
+			NL_SET_ERR_MSG(extack, "no free device number");
+		return idx;
+	}
 	if (sscanf(name, "rmem%u%c", &n, &end) != 1 ||
 	    n >= (MINORMASK + 1) / RMEM_MINORS || strcmp(name, "rmem0") < 0 ||
 	    (n && name[4] == '0')) {

@@ -53,6 +53,7 @@ struct rmem_stats {
  * @cm_error: 0 or why connecting failed
  * @cm_msg: extack text for @cm_error
  * @connected: established and not yet disconnected
+ * @closing: being torn down; the handler must not create a QP any more
  * @stats: counters
  */
 struct rmem_queue {
@@ -64,6 +65,7 @@ struct rmem_queue {
 	int cm_error;
 	const char *cm_msg;
 	bool connected;
+	bool closing;
 	struct rmem_stats stats;
 };
 
@@ -100,6 +102,7 @@ struct rmem_remote_chunk {
  * @ctl_cqe: completion of control work requests on queue pair 0
  * @ctl_done: signalled by @ctl_cqe
  * @ctl_status: status of the last control completion
+ * @table_buf: page the chunk table is read into
  * @zero: zeroed buffer for discard/write-zeroes
  * @zero_dma: DMA address of @zero
  * @tag_set: blk-mq tag set
@@ -130,6 +133,7 @@ struct rmem_dev {
 	struct ib_cqe ctl_cqe;
 	struct completion ctl_done;
 	enum ib_wc_status ctl_status;
+	void *table_buf;
 	void *zero;
 	u64 zero_dma;
 	struct blk_mq_tag_set tag_set;
@@ -145,7 +149,8 @@ struct rmem_dev {
  * @cqe: completion of the last (signalled) work request
  * @err_cqe: completion of unsignalled work requests (flushes only)
  * @status: block status to complete with
- * @nents: DMA-mapped entries of @sgl, 0 if none
+ * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
+ * @nents: entries ib_dma_map_sg() returned (what the work requests use)
  * @sgl: the request's pages
  * @sge: local scatter/gather entries of the work requests
  * @wr: the RDMA READ/WRITE work requests
@@ -155,6 +160,7 @@ struct rmem_req {
 	struct ib_cqe cqe;
 	struct ib_cqe err_cqe;
 	blk_status_t status;
+	int nr_sgl;
 	int nents;
 	struct scatterlist sgl[RMEM_MAX_SEGS];
 	struct ib_sge sge[RMEM_MAX_SEGS + RMEM_WRS_PER_RQ];

@@ -146,7 +146,8 @@ static int rmem_nl_parse_allow(struct genl_info *info, struct nlattr *srv_nest,
 	if (!n)
 		return 0;
 	if (n > 64) {
-		NL_SET_ERR_MSG(info->extack, "at most 64 allow prefixes");
+		NL_SET_ERR_MSG_ATTR(info->extack, srv_nest,
+				    "at most 64 allow prefixes");
 		return -E2BIG;
 	}
 	cfg->allow = kcalloc(n, sizeof(*cfg->allow), GFP_KERNEL);
@@ -295,7 +296,7 @@ static int rmem_nl_volume_get_dumpit(struct sk_buff *skb,
 	ret = rmem_volume_fill(skb, &m, tb[RMEM_A_VOLUME_SERVER] ?
 			       nla_data(tb[RMEM_A_VOLUME_SERVER]) : NULL, &idx);
 	cb->args[0] = idx;
-	if (ret && ret != -EMSGSIZE)
+	if (ret && (ret != -EMSGSIZE || !skb->len))
 		return ret;
 	return skb->len;
 }
@@ -524,10 +525,13 @@ static int rmem_nl_get_doit(const struct rmem_nl_obj *o, struct genl_info *info)
 				      o->missing_name);
 	if (ret)
 		return ret;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	/* a server lists its clients: leave room for a few hundred */
+	msg = genlmsg_new(SZ_32K, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	ret = o->fill(msg, &m, nla_data(tb[o->name]), &idx, info->extack);
+	if (ret == -EMSGSIZE)
+		NL_SET_ERR_MSG(info->extack, "reply too large; use a dump");
 	if (ret) {
 		NL_SET_BAD_ATTR(info->extack, tb[o->name]);
 		nlmsg_free(msg);
@@ -548,7 +552,8 @@ static int rmem_nl_get_dumpit(const struct rmem_nl_obj *o, struct sk_buff *skb,
 
 	ret = o->fill(skb, &m, NULL, &idx, NULL);
 	cb->args[0] = idx;
-	if (ret && ret != -EMSGSIZE)
+	/* an object that does not fit even an empty message: fail, not end */
+	if (ret && (ret != -EMSGSIZE || !skb->len))
 		return ret;
 	return skb->len;
 }
@@ -643,6 +648,8 @@ struct genl_family rmem_nl_family __ro_after_init = {
 	.name = RMEM_FAMILY_NAME,
 	.version = RMEM_FAMILY_VERSION,
 	.netnsok = false,
+	/* commands can take seconds; our own locks serialise what must be */
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = rmem_nl_ops,
 	.n_ops = ARRAY_SIZE(rmem_nl_ops),

@@ -69,8 +69,10 @@ static int rmem_chunk_alloc(struct rmem_server *srv, struct rmem_chunk *c)
 	if (ret)
 		return ret;
 	for_each_sgtable_sg(&c->sgt, sg, i) {
-		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
-				   srv->block_order);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+				   __GFP_RETRY_MAYFAIL, srv->block_order);
 		if (!page)
 			return -ENOMEM;
 		sg_set_page(sg, page, PAGE_SIZE << srv->block_order, 0);
@@ -215,6 +217,8 @@ static void rmem_server_free(struct rmem_server *srv)
 		for (i = 0; i < srv->nr_chunks; i++)
 			rmem_chunk_free(srv, &srv->chunks[i]);
 	kvfree(srv->chunks);
+	if (srv->ibdev)
+		ib_device_put(srv->ibdev);
 	kfree(srv->allow);
 	kfree(srv);
 }
@@ -248,6 +252,10 @@ static int rmem_server_listen(struct rmem_server *srv,
 		NL_SET_ERR_MSG(extack,
 			       "listen address must belong to one RDMA device (a wildcard address is not supported)");
 		return -EADDRNOTAVAIL;
+	}
+	if (!ib_device_try_get(id->device)) {
+		NL_SET_ERR_MSG(extack, "RDMA device is going away");
+		return -ENODEV;
 	}
 	srv->ibdev = id->device;
 	return 0;
@@ -468,6 +476,7 @@ enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 			return RMEM_WIRE_ENOSPC;
 		}
 		strscpy(vol->name, sess->volume_name, sizeof(vol->name));
+		sess->volume_created = true;
 		vol->size = sess->size;
 		vol->nr_chunks = n;
 		vol->generation = atomic64_inc_return(&rmem_generation);
@@ -486,15 +495,19 @@ enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
  * @srv: the server
  * @sess: the session
  *
- * A volume keeps its chunks and becomes free for the next attach; an
- * anonymous session's chunks return to the pool, to be zeroed before reuse.
- * Called with srv->lock held.
+ * A volume keeps its chunks and becomes free for the next attach, unless
+ * this session created it and never got as far as READY (a failed attach
+ * creates nothing); an anonymous session's chunks return to the pool, to be
+ * zeroed before reuse.  Called with srv->lock held.
  */
 void rmem_server_session_release_memory(struct rmem_server *srv,
 					struct rmem_session *sess)
 {
 	if (sess->volume) {
-		sess->volume->owner = NULL;
+		if (sess->volume_created && !sess->was_live)
+			rmem_volume_free(srv, sess->volume);
+		else
+			sess->volume->owner = NULL;
 		sess->volume = NULL;
 	} else if (sess->chunks) {
 		rmem_chunks_put(srv, sess->chunks, sess->nr_chunks);

@@ -151,6 +151,8 @@ struct rmem_sconn {
  * @setup_work: registers memory, sends READY
  * @release_work: tears the session down
  * @live: READY was sent; JOINs accepted
+ * @was_live: @live was set once (the client may have written data)
+ * @volume_created: this session created @volume
  * @dead: being torn down
  */
 struct rmem_session {
@@ -181,6 +183,8 @@ struct rmem_session {
 	struct work_struct setup_work;
 	struct work_struct release_work;
 	bool live;
+	bool was_live;
+	bool volume_created;
 	bool dead;
 };
 

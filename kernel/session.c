@@ -53,10 +53,14 @@ static int rmem_session_post_wait(struct rmem_session *sess,
 	return sess->reg_status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
+/*
+ * The MR's iova is rebased to @iova, so clients see region offsets, never
+ * the server's kernel or DMA addresses.
+ */
 static struct ib_mr *rmem_session_map(struct rmem_session *sess,
 				      struct scatterlist *sgl, int nents,
 				      unsigned int page_size, u32 npages,
-				      struct ib_reg_wr *wr, int access)
+				      u64 iova, struct ib_reg_wr *wr, int access)
 {
 	struct ib_mr *mr;
 	int n;
@@ -69,6 +73,7 @@ static struct ib_mr *rmem_session_map(struct rmem_session *sess,
 		ib_dereg_mr(mr);
 		return ERR_PTR(n < 0 ? n : -EINVAL);
 	}
+	mr->iova = iova;
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.opcode = IB_WR_REG_MR;
@@ -93,7 +98,8 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 		struct ib_mr *mr;
 
 		mr = rmem_session_map(sess, c->sgt.sgl, c->sgt.nents, psize,
-				      sess->srv->chunk_size / psize, &wrs[n],
+				      sess->srv->chunk_size / psize,
+				      (u64)i << sess->srv->chunk_shift, &wrs[n],
 				      access);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
@@ -136,7 +142,7 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 		}
 		sess->table_mr = rmem_session_map(sess, sg, 1, PAGE_SIZE,
 						  PAGE_ALIGN(sess->table_len) / PAGE_SIZE,
-						  &reg, IB_ACCESS_REMOTE_READ);
+						  0, &reg, IB_ACCESS_REMOTE_READ);
 		if (IS_ERR(sess->table_mr)) {
 			ret = PTR_ERR(sess->table_mr);
 			sess->table_mr = NULL;
@@ -184,8 +190,10 @@ static void rmem_session_setup_work(struct work_struct *work)
 	}
 	/* live before READY goes out: the client JOINs as soon as it has it */
 	mutex_lock(&srv->lock);
-	if (status == RMEM_WIRE_OK && !sess->dead)
+	if (status == RMEM_WIRE_OK && !sess->dead) {
 		sess->live = true;
+		sess->was_live = true;
+	}
 	mutex_unlock(&srv->lock);
 	ret = rmem_session_send_ready(sess, status);
 	if (ret || status != RMEM_WIRE_OK) {
@@ -262,7 +270,7 @@ static void rmem_session_release_work(struct work_struct *work)
 	mutex_lock(&srv->lock);
 	rmem_server_session_release_memory(srv, sess);
 	list_del(&sess->node);
-	srv->nr_sessions--;
+	WRITE_ONCE(srv->nr_sessions, srv->nr_sessions - 1);
 	mutex_unlock(&srv->lock);
 	rmem_session_free(sess);
 	wake_up(&srv->sessions_wq);
@@ -291,12 +299,8 @@ void rmem_session_kill(struct rmem_session *sess)
  */
 bool rmem_server_idle(struct rmem_server *srv)
 {
-	bool idle;
-
-	mutex_lock(&srv->lock);
-	idle = !srv->nr_sessions;
-	mutex_unlock(&srv->lock);
-	return idle;
+	/* a wait_event() condition: no sleeping lock here */
+	return !READ_ONCE(srv->nr_sessions);
 }
 
 /* Create the QP of one connection in the session's PD. */
@@ -552,8 +556,14 @@ int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	srv = conn->sess->srv;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		if (conn->index == 0)
+		/*
+		 * Under srv->lock: kill sets dead under it before queueing the
+		 * release, whose cancel_work_sync() then sees this work.
+		 */
+		mutex_lock(&srv->lock);
+		if (conn->index == 0 && !conn->sess->dead)
 			queue_work(rmem_wq, &conn->sess->setup_work);
+		mutex_unlock(&srv->lock);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
