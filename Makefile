@@ -6,6 +6,7 @@
 #   make deps       install what is missing (Debian 12 packages)
 #   make check      deps + build + boot the lab + run every selftest
 #   make demo       the main job step by step in the two-host lab
+#   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both)
 #   make lab-shell  boot the lab and get a shell in a VM
 #   make lint       checkpatch --strict, kernel-doc and sparse on kernel code
 #   make install    install the module (with depmod), rmemctl, man page
@@ -35,7 +36,7 @@ RMEMCTL_SRCS := $(wildcard user/*.c)
 RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
 KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/uapi/linux/rmem.h
 
-.PHONY: all module tool tests deps check demo lab-shell lint checkpatch kernel-doc sparse \
+.PHONY: all module tool tests deps check demo bench lab-shell lint checkpatch kernel-doc sparse \
 	install clean print-kdir print-kver check-kdir check-spec
 
 all: module tool tests
@@ -64,6 +65,10 @@ check: deps
 demo: deps
 	$(MAKE) all
 	selftests/demo.sh
+
+bench: deps
+	$(MAKE) all
+	selftests/bench.sh $(TOPO)
 
 lab-shell: all
 	selftests/lab/shell.sh $(TOPO)

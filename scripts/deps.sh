@@ -19,8 +19,8 @@ PKGS=(
 	# RDMA user space: rdma tool, providers (rxe), perftest, rping
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev
-	# workloads and references
-	fio nvme-cli e2fsprogs
+	# workloads, references and plots
+	fio nvme-cli e2fsprogs gnuplot-nox
 	# rmemctl
 	libmnl-dev
 	# checkpatch.pl, kselftest_harness.h come from this tarball
