@@ -2,7 +2,8 @@
 #
 # rmem: remote RAM over RDMA as a block device.
 #
-#   make            build rmem.ko, rmemctl and the selftests
+#   make            build rmem.ko and rmemctl
+#   make tests      build the C selftests (needs make deps)
 #   make deps       install what is missing (Debian 12 packages)
 #   make check      deps + build + boot the lab + run every selftest
 #   make demo       the main job step by step in the two-host lab
@@ -39,7 +40,8 @@ KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/u
 .PHONY: all module tool tests deps check demo bench lab-shell lint checkpatch kernel-doc sparse \
 	install clean print-kdir print-kver check-kdir check-spec
 
-all: module tool tests
+# what a host needs: the module and the tool (the tests come with make check)
+all: module tool
 
 check-kdir:
 	@test -f "$(KDIR)/Makefile" || { echo "No kernel headers at KDIR='$(KDIR)'. Run 'make deps' or set KDIR=." >&2; exit 1; }
@@ -59,7 +61,7 @@ deps:
 	@scripts/deps.sh
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all tests
 	selftests/run.sh $(T)
 
 demo: deps
