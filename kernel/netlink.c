@@ -92,6 +92,64 @@ static int rmem_nl_require(struct genl_info *info, struct nlattr *nest,
 	return -EINVAL;
 }
 
+/**
+ * struct rmem_nl_obj - what differs between requests on servers and devices
+ * @cmd: the GET command (replies)
+ * @nest: object nest attribute
+ * @max: highest attribute in the nest
+ * @policy: nest policy
+ * @name: name attribute in the nest
+ * @missing: extack text when the nest is missing
+ * @missing_name: extack text when the name is missing
+ * @fill: puts one named object, or dumps all from an index
+ */
+struct rmem_nl_obj {
+	u8 cmd;
+	int nest;
+	int max;
+	const struct nla_policy *policy;
+	int name;
+	const char *missing;
+	const char *missing_name;
+	int (*fill)(struct sk_buff *skb, const struct rmem_msg *m,
+		    const char *name, int *idx, struct netlink_ext_ack *extack);
+};
+
+static const struct rmem_nl_obj rmem_nl_server_obj = {
+	.cmd = RMEM_CMD_SERVER_GET,
+	.nest = RMEM_A_SERVER,
+	.max = RMEM_A_SERVER_MAX,
+	.policy = rmem_server_policy,
+	.name = RMEM_A_SERVER_NAME,
+	.missing = "missing server attributes",
+	.missing_name = "missing server name",
+	.fill = rmem_server_fill,
+};
+
+static const struct rmem_nl_obj rmem_nl_dev_obj = {
+	.cmd = RMEM_CMD_DEV_GET,
+	.nest = RMEM_A_DEV,
+	.max = RMEM_A_DEV_MAX,
+	.policy = rmem_dev_policy,
+	.name = RMEM_A_DEV_NAME,
+	.missing = "missing device attributes",
+	.missing_name = "missing device name",
+	.fill = rmem_dev_fill,
+};
+
+/* Parse @o's nest of a request and require its name attribute. */
+static int rmem_nl_obj_parse(const struct rmem_nl_obj *o,
+			     struct genl_info *info, struct nlattr **tb)
+{
+	int ret;
+
+	ret = rmem_nl_nest(info, o->nest, tb, o->max, o->policy, o->missing);
+	if (ret)
+		return ret;
+	return rmem_nl_require(info, info->attrs[o->nest], tb, o->name,
+			       o->missing_name);
+}
+
 /* One of @v4/@v6 (exactly one) and an optional port make a sockaddr. */
 static int rmem_nl_get_addr(struct genl_info *info, struct nlattr *nest,
 			    struct nlattr **tb, int v4, int v6, int port,
@@ -259,11 +317,7 @@ static int rmem_nl_server_del_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[RMEM_A_SERVER_MAX + 1];
 	int ret;
 
-	ret = rmem_nl_nest(info, RMEM_A_SERVER, tb, RMEM_A_SERVER_MAX,
-			   rmem_server_policy, "missing server attributes");
-	if (!ret)
-		ret = rmem_nl_require(info, info->attrs[RMEM_A_SERVER], tb,
-				      RMEM_A_SERVER_NAME, "missing server name");
+	ret = rmem_nl_obj_parse(&rmem_nl_server_obj, info, tb);
 	if (ret)
 		return ret;
 	ret = rmem_server_del(nla_data(tb[RMEM_A_SERVER_NAME]), info->extack);
@@ -449,11 +503,7 @@ static int rmem_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[RMEM_A_DEV_MAX + 1];
 	int ret;
 
-	ret = rmem_nl_nest(info, RMEM_A_DEV, tb, RMEM_A_DEV_MAX,
-			   rmem_dev_policy, "missing device attributes");
-	if (!ret)
-		ret = rmem_nl_require(info, info->attrs[RMEM_A_DEV], tb,
-				      RMEM_A_DEV_NAME, "missing device name");
+	ret = rmem_nl_obj_parse(&rmem_nl_dev_obj, info, tb);
 	if (ret)
 		return ret;
 	ret = rmem_dev_del(nla_data(tb[RMEM_A_DEV_NAME]),
@@ -465,51 +515,6 @@ static int rmem_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- GET of servers and devices: one doit, one dumpit ------------------ */
 
-/**
- * struct rmem_nl_obj - what differs between GET of servers and of devices
- * @cmd: the GET command
- * @nest: object nest attribute
- * @max: highest attribute in the nest
- * @policy: nest policy
- * @name: name attribute in the nest
- * @missing: extack text when the nest is missing
- * @missing_name: extack text when the name is missing
- * @fill: puts one named object, or dumps all from an index
- */
-struct rmem_nl_obj {
-	u8 cmd;
-	int nest;
-	int max;
-	const struct nla_policy *policy;
-	int name;
-	const char *missing;
-	const char *missing_name;
-	int (*fill)(struct sk_buff *skb, const struct rmem_msg *m,
-		    const char *name, int *idx, struct netlink_ext_ack *extack);
-};
-
-static const struct rmem_nl_obj rmem_nl_server_obj = {
-	.cmd = RMEM_CMD_SERVER_GET,
-	.nest = RMEM_A_SERVER,
-	.max = RMEM_A_SERVER_MAX,
-	.policy = rmem_server_policy,
-	.name = RMEM_A_SERVER_NAME,
-	.missing = "missing server attributes",
-	.missing_name = "missing server name",
-	.fill = rmem_server_fill,
-};
-
-static const struct rmem_nl_obj rmem_nl_dev_obj = {
-	.cmd = RMEM_CMD_DEV_GET,
-	.nest = RMEM_A_DEV,
-	.max = RMEM_A_DEV_MAX,
-	.policy = rmem_dev_policy,
-	.name = RMEM_A_DEV_NAME,
-	.missing = "missing device attributes",
-	.missing_name = "missing device name",
-	.fill = rmem_dev_fill,
-};
-
 static int rmem_nl_get_doit(const struct rmem_nl_obj *o, struct genl_info *info)
 {
 	struct nlattr *tb[MAX((int)RMEM_A_SERVER_MAX, (int)RMEM_A_DEV_MAX) + 1];
@@ -519,10 +524,7 @@ static int rmem_nl_get_doit(const struct rmem_nl_obj *o, struct genl_info *info)
 	struct sk_buff *msg;
 	int idx = 0, ret;
 
-	ret = rmem_nl_nest(info, o->nest, tb, o->max, o->policy, o->missing);
-	if (!ret)
-		ret = rmem_nl_require(info, info->attrs[o->nest], tb, o->name,
-				      o->missing_name);
+	ret = rmem_nl_obj_parse(o, info, tb);
 	if (ret)
 		return ret;
 	/* a server lists its clients: leave room for a few hundred */

@@ -110,9 +110,7 @@ bench_topology()
 		fio_record "$topo" "rmem-qps$q" "$C" /dev/rmem0 iops-randread
 	done
 	lab_exec -t 120 "$C" "$R dev del rmem0; nvme disconnect -n bench" > /dev/null
-	lab_stop
-	lab_scan_logs || say "WARNING: bad kernel log lines in topology $topo"
-	trap - EXIT
+	lab_teardown || say "WARNING: bad kernel log lines in topology $topo"
 }
 
 topos=${1:-both}

@@ -232,14 +232,19 @@ lab_scan_logs()
 	return $bad
 }
 
+# lab_teardown: stop every VM, then check their logs; 1 on a bad line.
+lab_teardown()
+{
+	trap - EXIT TERM INT
+	lab_stop
+	lab_scan_logs
+}
+
 lab_exit()
 {
 	local rc=$?
-	trap - EXIT TERM INT
-	lab_stop
-	if ! lab_scan_logs; then
-		rc=1
-	fi
+
+	lab_teardown || rc=1
 	lab_log "logs in ${LAB_RUN#"$REPO"/}"
 	exit $rc
 }
@@ -248,9 +253,8 @@ lab_exit()
 lab_exit_quiet()
 {
 	local rc=$1 why=$2
-	trap - EXIT TERM INT
-	lab_stop > /dev/null
-	if ! lab_scan_logs; then
+
+	if ! lab_teardown; then
 		rc=1
 		why=${why:-bad lines in a kernel log (above)}
 	fi
