@@ -177,6 +177,30 @@ static blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 	return BLK_STS_OK;
 }
 
+/*
+ * Post a request's work requests.  A software RDMA device (rxe) does the
+ * protocol work of a post in a tasklet.  On a polled queue the submitter
+ * is going to spin for the completion anyway: posting with bottom halves
+ * off lets local_bh_enable() run that work at once, in the submitter's
+ * context, rather than in ksoftirqd after two context switches.  On an
+ * interrupt-driven queue the tasklets keep running on their own, where
+ * they batch and pipeline across CPUs.  A hardware NIC does the work
+ * itself and both ways cost the same.
+ *
+ * Nothing may touch @cmd after a successful post: it may be complete.
+ */
+static int rmem_post(struct rmem_queue *queue, struct rmem_req *cmd)
+{
+	int err;
+
+	if (!queue->poll)
+		return ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, NULL);
+	local_bh_disable();
+	err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, NULL);
+	local_bh_enable();
+	return err;
+}
+
 static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 				  const struct blk_mq_queue_data *bd)
 {
@@ -188,6 +212,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	u32 zero_len = 0;
 	enum ib_wr_opcode op;
 	blk_status_t ret;
+	int err;
 
 	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
@@ -234,7 +259,8 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		ret = BLK_STS_IOERR;
 		goto out_unmap;
 	}
-	if (unlikely(ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, NULL))) {
+	err = rmem_post(queue, cmd);
+	if (unlikely(err)) {
 		ret = BLK_STS_IOERR;
 		goto out_unmap;
 	}
@@ -265,10 +291,63 @@ static void rmem_complete_rq(struct request *rq)
 static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	struct rmem_queue *queue = cmd->queue;
 
-	pr_warn_ratelimited("%s: request timed out\n", cmd->queue->dev->name);
+	/* on a polled queue the completion may just be waiting for a poll */
+	if (queue->poll) {
+		ib_process_cq_direct(queue->cq, -1);
+		if (blk_mq_request_completed(rq))
+			return BLK_EH_DONE;
+	}
+	pr_warn_ratelimited("%s: request timed out\n", queue->dev->name);
 	rmem_dev_fail(cmd->queue->dev);
 	return BLK_EH_RESET_TIMER;
+}
+
+/**
+ * rmem_poll() - reap completions of a polled queue
+ * @hctx: a hardware queue of type HCTX_TYPE_POLL
+ * @iob: completion batch (unused: requests complete one by one)
+ *
+ * Called by the block layer for I/O submitted with REQ_POLLED (io_uring
+ * IORING_SETUP_IOPOLL, preadv2/pwritev2 RWF_HIPRI).  Transport work still
+ * pending on this CPU (a software RDMA device's tasklets) runs first.
+ *
+ * Return: the number of completions reaped.
+ */
+static int rmem_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	struct rmem_queue *queue = hctx->driver_data;
+
+	local_bh_disable();
+	local_bh_enable();
+	return ib_process_cq_direct(queue->cq, -1);
+}
+
+/**
+ * rmem_map_queues() - map CPUs to hardware queues
+ * @set: the device's tag set
+ *
+ * Interrupt-driven queues serve both the default and the read map; the
+ * polled queues, if any, come after them.
+ */
+static void rmem_map_queues(struct blk_mq_tag_set *set)
+{
+	struct rmem_dev *dev = set->driver_data;
+	struct blk_mq_queue_map *map = set->map;
+	unsigned int nr_irq = dev->nr_queues - dev->nr_poll;
+
+	map[HCTX_TYPE_DEFAULT].nr_queues = nr_irq;
+	map[HCTX_TYPE_DEFAULT].queue_offset = 0;
+	blk_mq_map_queues(&map[HCTX_TYPE_DEFAULT]);
+	if (set->nr_maps <= HCTX_TYPE_POLL)
+		return;
+	map[HCTX_TYPE_READ].nr_queues = nr_irq;
+	map[HCTX_TYPE_READ].queue_offset = 0;
+	blk_mq_map_queues(&map[HCTX_TYPE_READ]);
+	map[HCTX_TYPE_POLL].nr_queues = dev->nr_poll;
+	map[HCTX_TYPE_POLL].queue_offset = nr_irq;
+	blk_mq_map_queues(&map[HCTX_TYPE_POLL]);
 }
 
 static int rmem_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
@@ -294,6 +373,8 @@ static const struct blk_mq_ops rmem_mq_ops = {
 	.queue_rq	= rmem_queue_rq,
 	.complete	= rmem_complete_rq,
 	.timeout	= rmem_timeout,
+	.poll		= rmem_poll,
+	.map_queues	= rmem_map_queues,
 	.init_hctx	= rmem_init_hctx,
 	.init_request	= rmem_init_request,
 };
@@ -357,9 +438,18 @@ static DEVICE_ATTR_RO(generation);
 static ssize_t qps_show(struct device *d, struct device_attribute *attr,
 			char *buf)
 {
-	return sysfs_emit(buf, "%u\n", rmem_dev_of(d)->nr_queues);
+	struct rmem_dev *dev = rmem_dev_of(d);
+
+	return sysfs_emit(buf, "%u\n", dev->nr_queues - dev->nr_poll);
 }
 static DEVICE_ATTR_RO(qps);
+
+static ssize_t poll_qps_show(struct device *d, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", rmem_dev_of(d)->nr_poll);
+}
+static DEVICE_ATTR_RO(poll_qps);
 
 static ssize_t queue_depth_show(struct device *d,
 				struct device_attribute *attr, char *buf)
@@ -368,7 +458,10 @@ static ssize_t queue_depth_show(struct device *d,
 }
 static DEVICE_ATTR_RO(queue_depth);
 
-/* Requests completed per queue pair, space separated, in queue order. */
+/*
+ * Requests completed per queue pair, space separated, in queue order: the
+ * interrupt-driven queues, then the polled ones.
+ */
 static ssize_t qp_requests_show(struct device *d,
 				struct device_attribute *attr, char *buf)
 {
@@ -395,6 +488,7 @@ static struct attribute *rmem_disk_attrs[] = {
 	&dev_attr_server_id.attr,
 	&dev_attr_generation.attr,
 	&dev_attr_qps.attr,
+	&dev_attr_poll_qps.attr,
 	&dev_attr_queue_depth.attr,
 	NULL,
 };
@@ -448,6 +542,7 @@ int rmem_blk_create(struct rmem_dev *dev)
 
 	set->ops = &rmem_mq_ops;
 	set->nr_hw_queues = dev->nr_queues;
+	set->nr_maps = dev->nr_poll ? HCTX_MAX_TYPES : 1;
 	set->queue_depth = dev->cfg.queue_depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = sizeof(struct rmem_req);

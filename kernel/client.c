@@ -110,7 +110,17 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 			dev->name, dev->cfg.nr_qps, max_qps);
 		dev->cfg.nr_qps = max_qps;
 	}
-	dev->nr_queues = dev->cfg.nr_qps;
+	/* polled queue pairs come on top, within the same limits */
+	max_qps = min_t(unsigned int, nr_cpu_ids,
+			min_t(unsigned int, a->max_qp, RMEM_MAX_DEV_QPS) -
+			dev->cfg.nr_qps);
+	if (dev->cfg.nr_poll_qps > max_qps) {
+		pr_info("%s: %u polled queue pairs capped to %u (CPUs, device limit)\n",
+			dev->name, dev->cfg.nr_poll_qps, max_qps);
+		dev->cfg.nr_poll_qps = max_qps;
+	}
+	dev->nr_poll = dev->cfg.nr_poll_qps;
+	dev->nr_queues = dev->cfg.nr_qps + dev->nr_poll;
 
 	dev->pd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(dev->pd)) {
@@ -152,9 +162,10 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 	/* only now: the first queue pair capped the queue depth */
 	nwr = rmem_blk_send_wrs(dev->cfg.queue_depth);
 	/* room for the drain work requests of ib_drain_qp() */
+	queue->poll = queue->index >= dev->nr_queues - dev->nr_poll;
 	queue->cq = ib_alloc_cq(ibdev, queue, nwr + 4,
 				queue->index % ibdev->num_comp_vectors,
-				IB_POLL_SOFTIRQ);
+				queue->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
 	if (IS_ERR(queue->cq)) {
 		ret = PTR_ERR(queue->cq);
 		queue->cq = NULL;

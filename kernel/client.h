@@ -54,6 +54,7 @@ struct rmem_stats {
  * @cm_msg: extack text for @cm_error
  * @connected: established and not yet disconnected
  * @closing: being torn down; the handler must not create a QP any more
+ * @poll: completions are reaped by rmem_poll(), not by interrupt
  * @stats: counters
  */
 struct rmem_queue {
@@ -66,6 +67,7 @@ struct rmem_queue {
 	const char *cm_msg;
 	bool connected;
 	bool closing;
+	bool poll;
 	struct rmem_stats stats;
 };
 
@@ -88,7 +90,9 @@ struct rmem_remote_chunk {
  * @ibdev: RDMA device reaching the peer
  * @pd: protection domain of all queue pairs
  * @queues: one per hardware queue
- * @nr_queues: entries in @queues
+ * @nr_queues: entries in @queues: interrupt-driven ones first, then
+ *	@nr_poll polled ones
+ * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of @queues
  * @max_sge: scatter/gather entries per work request
  * @token: session token
  * @server_id: the server pool's identity
@@ -120,6 +124,7 @@ struct rmem_dev {
 	struct ib_pd *pd;
 	struct rmem_queue *queues;
 	unsigned int nr_queues;
+	unsigned int nr_poll;
 	unsigned int max_sge;
 	u8 token[RMEM_WIRE_TOKEN_LEN];
 	u8 server_id[RMEM_ID_LEN];

@@ -47,6 +47,7 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_VOLUME] = { .type = NLA_NUL_STRING, .len = RMEM_VOLUME_MAX - 1 },
 	[RMEM_A_DEV_QPS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_QUEUE_DEPTH] = { .type = NLA_U32 },
+	[RMEM_A_DEV_POLL_QPS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_FORCE] = { .type = NLA_FLAG },
 };
 
@@ -434,6 +435,14 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 		if (!cfg->nr_qps || cfg->nr_qps > RMEM_MAX_DEV_QPS) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_QPS],
 					    "qps must be between 1 and 64");
+			return -ERANGE;
+		}
+	}
+	if (tb[RMEM_A_DEV_POLL_QPS]) {
+		cfg->nr_poll_qps = nla_get_u32(tb[RMEM_A_DEV_POLL_QPS]);
+		if (cfg->nr_poll_qps > RMEM_MAX_DEV_QPS - 1) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_POLL_QPS],
+					    "poll-qps must be between 0 and 63");
 			return -ERANGE;
 		}
 	}

@@ -208,7 +208,8 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 			      RMEM_A_DEV_PAD) ||
 	    (dev->cfg.volume[0] &&
 	     nla_put_string(skb, RMEM_A_DEV_VOLUME, dev->cfg.volume)) ||
-	    nla_put_u32(skb, RMEM_A_DEV_QPS, dev->nr_queues) ||
+	    nla_put_u32(skb, RMEM_A_DEV_QPS, dev->nr_queues - dev->nr_poll) ||
+	    nla_put_u32(skb, RMEM_A_DEV_POLL_QPS, dev->nr_poll) ||
 	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, READ_ONCE(dev->state)) ||
 	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->server_id),

@@ -64,6 +64,7 @@ struct rmem_server_cfg {
  * @volume: volume name, empty for anonymous memory
  * @nr_qps: queue pairs (= hardware queues), 0 for the default
  * @queue_depth: requests per queue, 0 for the default
+ * @nr_poll_qps: extra polled queue pairs (HCTX_TYPE_POLL), 0 for none
  */
 struct rmem_dev_cfg {
 	char name[RMEM_NAME_MAX];
@@ -72,6 +73,7 @@ struct rmem_dev_cfg {
 	char volume[RMEM_VOLUME_MAX];
 	unsigned int nr_qps;
 	unsigned int queue_depth;
+	unsigned int nr_poll_qps;
 };
 
 /**

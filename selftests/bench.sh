@@ -1,31 +1,52 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [one|two|both]: rmem against NVMe-oF RDMA and a local RAM disk,
-# in one lab boot per topology, over the same Soft-RoCE link:
+# bench.sh [one|two|both|smoke]: rmem against NVMe-oF RDMA and a local RAM
+# disk, in one lab boot per topology, over the same Soft-RoCE link:
 #
-#   rmem       /dev/rmem0 (default settings; QP sweep 1, 2, 4)
-#   nvme-rdma  nvmet-rdma exporting a brd disk, nvme connect -t rdma
-#   brd        a local RAM disk (the ceiling: RAM without a network)
-#   raw        perftest ib_read_lat/ib_write_lat (4 KiB), ib_read_bw/
-#              ib_write_bw (1 MiB) on the same rxe device
+#   rmem            /dev/rmem0, default settings (interrupt-driven queues)
+#   rmem-poll       /dev/rmem0 with poll-qps = vCPUs, fio io_uring --hipri
+#                   (the best settings for latency; QD1 jobs)
+#   rmem-qpsN       QP sweep 1, 2, 4 (4 KiB random read QD32)
+#   nvme-rdma       nvmet-rdma exporting a brd disk, nvme connect -t rdma
+#   nvme-rdma-poll  the same with --nr-poll-queues, fio io_uring --hipri
+#   brd             a local RAM disk (the ceiling: RAM without a network)
+#   raw             perftest on the same rxe device: ib_read_lat and
+#                   ib_write_lat (4 KiB), ib_read_bw and ib_write_bw at
+#                   4 KiB and 1 MiB with one stream pinned to each vCPU
 #
-# Identical fio jobs for every block target; results as JSON lines in
+# Identical fio jobs for every block target.  Results as JSON lines in
 # build/bench/<stamp>/results.jsonl, then selftests/bench_report.py prints
-# the table and writes results.json, results.csv and the plots.
-# BENCH_RUNTIME (seconds per fio job, default 10).
+# the table and writes results.json, results.csv and the plots.  For rmem
+# and nvme-rdma each job also records the work the VMs did per I/O
+# (context switches, interrupts, softirqs, rxe packets: bench_work.sh).
+#
+# "smoke" is the regression guard make check runs: one VM, 4 KiB random
+# read QD32 on rmem and nvme-rdma only; it fails if rmem is slower.
+#
+# BENCH_RUNTIME  seconds per fio job (default 10; smoke 5)
+# BENCH_MTU      MTU of the rxe network device (default 9000: RoCE runs on
+#                jumbo frames, and rxe then uses 4096-byte packets)
 
 # an rmem pool and two filled RAM disks live in one VM: give it room
 : "${LAB_MEM:=2560}"
 export LAB_MEM
 source "$(dirname "$0")/lib.sh"
 
-RUNTIME=${BENCH_RUNTIME:-10}
+MODE=${1:-both}
+if [ "$MODE" = smoke ]; then
+	RUNTIME=${BENCH_RUNTIME:-5}
+	SIZE_MB=128
+else
+	RUNTIME=${BENCH_RUNTIME:-10}
+	SIZE_MB=256
+fi
+MTU=${BENCH_MTU:-9000}
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=$REPO/build/bench/$STAMP
 mkdir -p "$OUT"
 RES=$OUT/results.jsonl
-SIZE_MB=256
+WORK=$REPO/selftests/bench_work.sh
 
 say() { echo "# bench: $*"; }
 
@@ -35,68 +56,127 @@ record()
 	echo "{\"topology\": \"$1\", \"target\": \"$2\", \"job\": \"$3\", $4}" >> "$RES"
 }
 
-# fio_job VM DEVICE JOB: run one of the standard jobs, print fio's JSON.
-fio_job()
+# fio_args JOB: the fio options of one of the standard jobs.
+fio_args()
 {
-	local vm=$1 dev=$2 job=$3 args
-	case $job in
-	lat-randread)  args="--rw=randread --bs=4k --iodepth=1 --numjobs=1" ;;
-	lat-randwrite) args="--rw=randwrite --bs=4k --iodepth=1 --numjobs=1" ;;
-	iops-randread) args="--rw=randread --bs=4k --iodepth=32 --numjobs=\$(nproc)" ;;
-	iops-randwrite) args="--rw=randwrite --bs=4k --iodepth=32 --numjobs=\$(nproc)" ;;
-	bw-read)       args="--rw=read --bs=1M --iodepth=8 --numjobs=1" ;;
-	bw-write)      args="--rw=write --bs=1M --iodepth=8 --numjobs=1" ;;
+	case $1 in
+	lat-randread)   echo "--rw=randread --bs=4k --iodepth=1 --numjobs=1" ;;
+	lat-randwrite)  echo "--rw=randwrite --bs=4k --iodepth=1 --numjobs=1" ;;
+	iops-randread)  echo "--rw=randread --bs=4k --iodepth=32 --numjobs=\$(nproc)" ;;
+	iops-randwrite) echo "--rw=randwrite --bs=4k --iodepth=32 --numjobs=\$(nproc)" ;;
+	bw-read)        echo "--rw=read --bs=1M --iodepth=8 --numjobs=1" ;;
+	bw-write)       echo "--rw=write --bs=1M --iodepth=8 --numjobs=1" ;;
 	esac
-	lab_exec -t $((RUNTIME * 3 + 120)) "$vm" \
-		"fio --name=$job --filename=$dev --direct=1 --ioengine=libaio --size=$((SIZE_MB / 2))M --time_based --runtime=$RUNTIME --ramp_time=1 --group_reporting --percentile_list=50:99:99.9 --output-format=json $args"
 }
 
-# fio_record TOPO TARGET VM DEVICE JOB
+# fio_record TOPO TARGET VM DEVICE JOB [ENGINE ARGS]: run one job, record
+# its figures and (for network targets) the work per I/O.
 fio_record()
 {
-	local json
-	json=$(fio_job "$3" "$4" "$5") || { say "$2 $5: fio failed"; return 1; }
-	echo "$json" > "$OUT/$1-$2-$5.json"
-	record "$1" "$2" "$5" "$(python3 "$LAB_DIR/../bench_fio.py" < "$OUT/$1-$2-$5.json")"
-	say "$1 $2 $5: $(tail -n 1 "$RES" | cut -c1-160)"
+	local topo=$1 target=$2 vm=$3 dev=$4 job=$5 engine=${6:---ioengine=libaio}
+	local base=$OUT/$topo-$target-$job work=
+	local cmd="fio --name=$job --filename=$dev --direct=1 $engine --size=$((SIZE_MB / 2))M --time_based --runtime=$RUNTIME --ramp_time=1 --group_reporting --lat_percentiles=1 --percentile_list=50:99:99.9 --output-format=json $(fio_args "$job")"
+
+	if [ "$target" = brd ]; then
+		lab_exec -t $((RUNTIME * 3 + 120)) "$vm" "$cmd" > "$base.json" ||
+			{ say "$target $job: fio failed"; return 1; }
+	else
+		# the server VM's work counts too: count it while fio runs
+		[ "$vm" = "$S" ] || lab_exec "$S" "rm -f /tmp/work-stop; ($WORK /tmp/work-s.out sh -c 'until [ -e /tmp/work-stop ]; do sleep 0.2; done' > /tmp/work-s.json &)" > /dev/null
+		work=$(lab_exec -t $((RUNTIME * 3 + 120)) "$vm" "$WORK /tmp/fio.json $cmd") &&
+			lab_exec "$vm" "cat /tmp/fio.json" > "$base.json" ||
+			{ say "$target $job: fio failed"; return 1; }
+		if [ "$vm" != "$S" ]; then
+			lab_exec "$S" "touch /tmp/work-stop; for i in \$(seq 50); do [ -s /tmp/work-s.json ] && break; sleep 0.2; done" > /dev/null
+			work="$work, \"server_$(lab_exec "$S" "cat /tmp/work-s.json" | cut -c2-)"
+		fi
+		work=", $work"
+	fi
+	record "$topo" "$target" "$job" "$(python3 "$LAB_DIR/../bench_fio.py" < "$base.json")$work"
+	say "$topo $target $job: $(tail -n 1 "$RES" | cut -c1-150)"
 }
 
-# perf_pair TOPO TOOL ARGS: perftest server on S, client on C.
-perf_pair()
+# perf_lat TOPO TOOL: 4 KiB latency, one stream.
+perf_lat()
 {
-	local topo=$1 tool=$2 args=$3 out
-	lab_exec "$S" "(timeout 120 $tool -d rxe0 $args > /tmp/perf-s.log 2>&1 &); sleep 1" || return 1
-	out=$(lab_exec -t 150 "$C" "timeout 120 $tool -d rxe0 $args $A") || { say "$tool failed"; return 1; }
-	echo "$out" > "$OUT/$topo-raw-$tool.txt"
+	local topo=$1 tool=$2
+	lab_exec "$S" "(timeout 120 $tool -d rxe0 -s 4096 -n 3000 > /tmp/perf-s.log 2>&1 &); sleep 1" || return 1
+	lab_exec -t 150 "$C" "timeout 120 $tool -d rxe0 -s 4096 -n 3000 $A" > "$OUT/$topo-raw-$tool.txt" ||
+		{ say "$tool failed"; return 1; }
 	record "$topo" raw "$tool" "$(python3 "$LAB_DIR/../bench_perftest.py" "$tool" < "$OUT/$topo-raw-$tool.txt")"
-	say "$topo raw $tool: $(tail -n 1 "$RES" | cut -c1-160)"
+	say "$topo raw $tool: $(tail -n 1 "$RES")"
 }
 
-bench_topology()
+# perf_bw TOPO TOOL SIZE: one stream per vCPU at once, each pinned to its
+# own vCPU on both ends, for RUNTIME seconds; bandwidths add up.  A single
+# stream cannot measure this fabric: rxe does a user-space QP's protocol
+# work in the posting thread, so one stream keeps one vCPU busy and no
+# more (one VM: ~48 MB/s, half what two kernel-driven queues move).
+perf_bw()
 {
-	local topo=$1 job q
-	say "topology $topo: booting"
-	lab_start "$topo" || return 1
+	local topo=$1 tool=$2 size=$3 n name
+	n=$(lab_exec "$C" nproc)
+	name=$tool-$([ "$size" = 4096 ] && echo 4k || echo 1m)
+	lab_exec "$S" "for p in \$(seq 0 $((n - 1))); do (timeout $((RUNTIME + 60)) taskset -c \$p $tool -d rxe0 -p \$((18515 + p)) -s $size -D $RUNTIME > /tmp/perf-s\$p.log 2>&1 &); done; sleep 1" || return 1
+	lab_exec -t $((RUNTIME + 90)) "$C" "for p in \$(seq 0 $((n - 1))); do (timeout $((RUNTIME + 60)) taskset -c \$p $tool -d rxe0 -p \$((18515 + p)) -s $size -D $RUNTIME $A > /tmp/perf-c\$p.log 2>&1 &); done; sleep 2; while pgrep -f '$tool.*$A' > /dev/null; do sleep 0.5; done; cat /tmp/perf-c*.log" > "$OUT/$topo-raw-$name.txt" ||
+		{ say "$tool failed"; return 1; }
+	record "$topo" raw "$name" "$(python3 "$LAB_DIR/../bench_perftest.py" "$tool" < "$OUT/$topo-raw-$name.txt")"
+	say "$topo raw $name: $(tail -n 1 "$RES")"
+}
+
+# set_mtu VM: the rxe device's netdev to BENCH_MTU; wait for rxe to follow.
+set_mtu()
+{
+	lab_exec "$1" "nd=\$(rdma link show rxe0/1 | sed -n 's/.*netdev \([^ ]*\).*/\1/p') && ip link set dev \$nd mtu $MTU && for i in 1 2 3 4 5 6 7 8 9 10; do ibv_devinfo -d rxe0 | grep -q 'active_mtu.*$( [ "$MTU" -ge 4200 ] && echo 4096 || echo .)' && break; sleep 0.5; done; ibv_devinfo -d rxe0 | grep active_mtu"
+}
+
+# nvme_connect [ARGS]: (re)connect nvme-rdma; sets NVME to the namespace.
+nvme_connect()
+{
+	lab_exec -t 120 "$C" "nvme disconnect -n bench > /dev/null 2>&1; modprobe nvme-rdma && nvme connect -t rdma -a $A -s 4420 -n bench $* && sleep 2" || return 1
+	NVME=$(lab_exec "$C" "ls /dev/nvme*n1 | head -n 1")
+	[ -n "$NVME" ]
+}
+
+# rmem_attach [ARGS]: (re)attach /dev/rmem0 with rmemctl dev add ARGS.
+rmem_attach()
+{
+	lab_exec -t 120 "$C" "$R dev del rmem0 > /dev/null 2>&1; $R dev add peer $A size ${SIZE_MB}M $* > /dev/null && $R dev show rmem0"
+}
+
+bench_setup()
+{
+	say "topology $1: booting"
+	lab_start "$1" || return 1
 	S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
+	say "MTU $MTU: $(set_mtu "$S")" || return 1
+	[ "$C" = "$S" ] || set_mtu "$C" > /dev/null || return 1
 
 	say "setting up brd, nvmet-rdma, nvme-rdma, rmem"
 	# ram0: exported by nvmet on the server; ram1: the client's local disk
 	lab_exec "$S" "modprobe brd rd_nr=2 rd_size=$((SIZE_MB * 1024)) && modprobe nvmet-rdma && cd /sys/kernel/config/nvmet && mkdir subsystems/bench && echo 1 > subsystems/bench/attr_allow_any_host && mkdir subsystems/bench/namespaces/1 && echo /dev/ram0 > subsystems/bench/namespaces/1/device_path && echo 1 > subsystems/bench/namespaces/1/enable && mkdir ports/1 && echo rdma > ports/1/addr_trtype && echo ipv4 > ports/1/addr_adrfam && echo $A > ports/1/addr_traddr && echo 4420 > ports/1/addr_trsvcid && ln -s /sys/kernel/config/nvmet/subsystems/bench ports/1/subsystems/bench" || return 1
 	[ "$C" = "$S" ] || lab_exec "$C" "modprobe brd rd_nr=2 rd_size=$((SIZE_MB * 1024))" || return 1
-	lab_exec -t 120 "$C" "modprobe nvme-rdma && nvme connect -t rdma -a $A -s 4420 -n bench && sleep 2 && ls /dev/nvme*n1" || return 1
-	NVME=$(lab_exec "$C" "ls /dev/nvme*n1 | head -n 1")
+	nvme_connect || return 1
 	rmem_load "$S" || return 1
 	[ "$C" = "$S" ] || rmem_load "$C" || return 1
 	lab_exec "$S" "$R server add name bench listen $A size $((SIZE_MB + 64))M" || return 1
-	lab_exec -t 120 "$C" "$R dev add peer $A size ${SIZE_MB}M" || return 1
+	rmem_attach || return 1
 	# fill every device once so reads hit written memory everywhere
 	lab_exec -t 600 "$C" "for d in /dev/rmem0 $NVME /dev/ram1; do dd if=/dev/zero of=\$d bs=1M count=$SIZE_MB oflag=direct status=none || exit 1; done" || return 1
+}
+
+bench_topology()
+{
+	local topo=$1 job q n
+	bench_setup "$topo" || return 1
 
 	say "raw fabric (perftest)"
-	perf_pair "$topo" ib_read_lat "-s 4096 -n 2000"
-	perf_pair "$topo" ib_write_lat "-s 4096 -n 2000"
-	perf_pair "$topo" ib_read_bw "-s 1048576 -n 200"
-	perf_pair "$topo" ib_write_bw "-s 1048576 -n 200"
+	perf_lat "$topo" ib_read_lat
+	perf_lat "$topo" ib_write_lat
+	perf_bw "$topo" ib_read_bw 4096
+	perf_bw "$topo" ib_write_bw 4096
+	perf_bw "$topo" ib_read_bw 1048576
+	perf_bw "$topo" ib_write_bw 1048576
 
 	for job in lat-randread lat-randwrite iops-randread iops-randwrite bw-read bw-write; do
 		fio_record "$topo" rmem "$C" /dev/rmem0 "$job"
@@ -104,16 +184,51 @@ bench_topology()
 		fio_record "$topo" brd "$C" /dev/ram1 "$job"
 	done
 
+	say "best latency settings: polled queues, io_uring --hipri"
+	n=$(lab_exec "$C" nproc)
+	if rmem_attach poll-qps "$n" > /dev/null; then
+		for job in lat-randread lat-randwrite; do
+			fio_record "$topo" rmem-poll "$C" /dev/rmem0 "$job" "--ioengine=io_uring --hipri"
+		done
+	fi
+	if nvme_connect --nr-poll-queues="$n"; then
+		for job in lat-randread lat-randwrite; do
+			fio_record "$topo" nvme-rdma-poll "$C" "$NVME" "$job" "--ioengine=io_uring --hipri"
+		done
+	fi
+
 	say "rmem QP sweep"
 	for q in 1 2 4; do
-		lab_exec -t 120 "$C" "$R dev del rmem0 && $R dev add peer $A size ${SIZE_MB}M qps $q > /dev/null" || return 1
+		rmem_attach qps "$q" > /dev/null || return 1
 		fio_record "$topo" "rmem-qps$q" "$C" /dev/rmem0 iops-randread
 	done
 	lab_exec -t 120 "$C" "$R dev del rmem0; nvme disconnect -n bench" > /dev/null
 	lab_teardown || say "WARNING: bad kernel log lines in topology $topo"
 }
 
-topos=${1:-both}
+# smoke: the regression guard of make check.
+bench_smoke()
+{
+	bench_setup one || return 1
+	fio_record one rmem "$C" /dev/rmem0 iops-randread || return 1
+	fio_record one nvme-rdma "$C" "$NVME" iops-randread || return 1
+	lab_exec -t 120 "$C" "$R dev del rmem0; nvme disconnect -n bench" > /dev/null
+	lab_teardown || return 1
+	python3 - "$RES" <<'PY'
+import json, sys
+r = {x["target"]: x["iops"] for x in map(json.loads, open(sys.argv[1]))}
+ratio = r["rmem"] / r["nvme-rdma"]
+print(f"# bench: 4 KiB random read QD32: rmem {r['rmem']:.0f} IOPS, "
+      f"nvme-rdma {r['nvme-rdma']:.0f} IOPS, ratio {ratio:.2f}")
+sys.exit(0 if ratio >= 1 else 1)
+PY
+}
+
+if [ "$MODE" = smoke ]; then
+	bench_smoke
+	exit
+fi
+topos=$MODE
 [ "$topos" = both ] && topos="one two"
 for t in $topos; do
 	( bench_topology "$t" ) || say "topology $t failed"

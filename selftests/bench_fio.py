@@ -7,7 +7,10 @@ import sys
 d = json.load(sys.stdin)
 j = d["jobs"][0]
 side = j["read"] if j["read"]["io_bytes"] else j["write"]
-pct = side["clat_ns"].get("percentile", {})
+# total latency (submission + completion): with --lat_percentiles=1 fio
+# puts its percentiles in lat_ns; a polled device completes inside the
+# submission, so completion latency alone would say nothing.
+pct = side["lat_ns"].get("percentile") or side["clat_ns"].get("percentile", {})
 
 
 def us(ns):
@@ -21,5 +24,7 @@ out = {
     "p999_us": us(pct.get("99.900000", 0)),
     "iops": round(side["iops"], 1),
     "bw_MBps": round(side["bw"] / 1024.0, 2),
+    "ios": side["total_ios"],
+    "runtime": int(j.get("job options", {}).get("runtime", 0) or 0),
 }
 print(json.dumps(out)[1:-1])

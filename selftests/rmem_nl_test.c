@@ -429,6 +429,20 @@ TEST_F(rmem, dev_add_zero_qps)
 	EXPECT_EQ(RMEM_A_DEV_QPS, self->rep.bad_type);
 }
 
+TEST_F(rmem, dev_add_too_many_poll_qps)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put_u32(self->req.nlh, RMEM_A_DEV_POLL_QPS, 64);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("poll-qps must be between 0 and 63", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_POLL_QPS, self->rep.bad_type);
+}
+
 TEST_F(rmem, dev_add_two_address_families)
 {
 	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,

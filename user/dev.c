@@ -25,6 +25,7 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_VOLUME] = MNL_TYPE_NUL_STRING,
 	[RMEM_A_DEV_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_QUEUE_DEPTH] = MNL_TYPE_U32,
+	[RMEM_A_DEV_POLL_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_STATE] = MNL_TYPE_U32,
 	[RMEM_A_DEV_SERVER_ID] = MNL_TYPE_BINARY,
 	[RMEM_A_DEV_GENERATION] = MNL_TYPE_U64,
@@ -73,7 +74,8 @@ static void dev_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
-		"                       [ qps N ] [ queue-depth N ] [ name DEV ]\n"
+		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
+		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
 		"       rmemctl dev show [ DEV ]\n"
 		"       rmemctl dev help\n"
@@ -145,6 +147,9 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_QPS])
 		print_uint(PRINT_ANY, "qps", " qps %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_QPS]));
+	if (tb[RMEM_A_DEV_POLL_QPS] && mnl_attr_get_u32(tb[RMEM_A_DEV_POLL_QPS]))
+		print_uint(PRINT_ANY, "poll_qps", " poll-qps %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_POLL_QPS]));
 	if (tb[RMEM_A_DEV_QUEUE_DEPTH])
 		print_uint(PRINT_ANY, "queue_depth", " queue-depth %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_QUEUE_DEPTH]));
@@ -246,16 +251,17 @@ static int dev_add_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
- * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N]
+ * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N] [poll-qps N]
  *	[queue-depth N] [name DEV]
  */
 static int dev_add(struct rmemctl *ctl)
 {
 	bool has_peer = false, has_size = false, has_volume = false;
 	bool has_qps = false, has_depth = false, has_name = false;
+	bool has_poll = false;
 	const char *volume = NULL, *name = NULL, *word, *val;
 	struct dev_add_ctx ctx = { 0 };
-	uint32_t qps = 0, depth = 0;
+	uint32_t qps = 0, depth = 0, poll_qps = 0;
 	struct inet_addr peer;
 	struct nlattr *nest;
 	uint64_t size = 0;
@@ -283,6 +289,10 @@ static int dev_add(struct rmemctl *ctl)
 		} else if (!strcmp(word, "qps")) {
 			val = arg_value(ctl, word, &has_qps);
 			if (!val || parse_u32(val, "qps", &qps) < 0)
+				return -1;
+		} else if (!strcmp(word, "poll-qps")) {
+			val = arg_value(ctl, word, &has_poll);
+			if (!val || parse_u32(val, "poll-qps", &poll_qps) < 0)
 				return -1;
 		} else if (!strcmp(word, "queue-depth")) {
 			val = arg_value(ctl, word, &has_depth);
@@ -316,6 +326,8 @@ static int dev_add(struct rmemctl *ctl)
 		nl_put_strz(nl, RMEM_A_DEV_VOLUME, volume);
 	if (has_qps)
 		nl_put_u32(nl, RMEM_A_DEV_QPS, qps);
+	if (has_poll)
+		nl_put_u32(nl, RMEM_A_DEV_POLL_QPS, poll_qps);
 	if (has_depth)
 		nl_put_u32(nl, RMEM_A_DEV_QUEUE_DEPTH, depth);
 	nl_nest_end(nl, nest);

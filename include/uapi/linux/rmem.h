@@ -195,6 +195,9 @@ enum rmem_a_client {
  *	gone; outstanding I/O fails
  * @RMEM_A_DEV_STATS: nest of &enum rmem_a_stats (replies)
  * @RMEM_A_DEV_PAD: padding for 64-bit attributes
+ * @RMEM_A_DEV_POLL_QPS: u32, extra queue pairs whose completions are
+ *	polled by the submitter (io_uring IORING_SETUP_IOPOLL, preadv2
+ *	RWF_HIPRI), not signalled by interrupt; 0 (the default) for none
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -215,6 +218,7 @@ enum rmem_a_dev {
 	RMEM_A_DEV_FORCE,
 	RMEM_A_DEV_STATS,
 	RMEM_A_DEV_PAD,
+	RMEM_A_DEV_POLL_QPS,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1

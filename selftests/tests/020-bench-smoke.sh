@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark's regression guard (make bench's "smoke" subset): in one
+# VM, over the same Soft-RoCE link, fio 4 KiB random read at QD32 with one
+# job per vCPU against /dev/rmem0 and against NVMe-oF RDMA (nvmet-rdma
+# exporting brd).  Fails if rmem is slower than nvme-rdma.  This guards
+# against regressions; the performance targets are make bench's business.
+exec "$(dirname "$0")/../bench.sh" smoke
