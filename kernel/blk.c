@@ -32,6 +32,19 @@ unsigned int rmem_blk_send_wrs(unsigned int queue_depth)
 	return queue_depth * (RMEM_WRS_PER_RQ + 1) + 1;
 }
 
+/*
+ * Whether I/O that cannot go out now waits rather than fails: the device
+ * is reconnecting, or live but about to notice its connection is gone.
+ */
+static bool rmem_dev_holds_io(struct rmem_dev *dev)
+{
+	unsigned int state = READ_ONCE(dev->state);
+
+	return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
+	       (state == RMEM_DEV_STATE_RECONNECTING ||
+		state == RMEM_DEV_STATE_LIVE);
+}
+
 static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
 			    blk_status_t status)
 {
@@ -76,7 +89,8 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 				rq_dma_dir(rq));
 		cmd->nr_sgl = 0;
 	}
-	rmem_rq_account(queue, rq, cmd->status);
+	if (!cmd->status || !rmem_dev_holds_io(queue->dev))
+		rmem_rq_account(queue, rq, cmd->status);
 	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
 }
@@ -216,6 +230,9 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
+		/* a lost connection holds I/O until reconnected or dead */
+		if (rmem_dev_holds_io(dev))
+			return BLK_STS_RESOURCE;
 		atomic64_inc(&dev->submit_errors);
 		return BLK_STS_IOERR;
 	}
@@ -281,7 +298,30 @@ static void rmem_complete_rq(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 
+	/*
+	 * The connection broke under the request: reissue it once the
+	 * device has reconnected (or fail it then, if it went dead).  Block
+	 * I/O is idempotent, and nothing of it was completed upwards.
+	 */
+	if (cmd->status && rmem_dev_holds_io(cmd->queue->dev)) {
+		blk_mq_requeue_request(rq, false);
+		return;
+	}
 	blk_mq_end_request(rq, cmd->status);
+}
+
+/* Reap a polled queue's completions, unless its queue pair is being torn down. */
+static int rmem_poll_cq(struct rmem_queue *queue)
+{
+	struct ib_cq *cq;
+	int n = 0;
+
+	rcu_read_lock();
+	cq = rcu_dereference(queue->poll_cq);
+	if (cq)
+		n = ib_process_cq_direct(cq, -1);
+	rcu_read_unlock();
+	return n;
 }
 
 /*
@@ -295,7 +335,7 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 
 	/* on a polled queue the completion may just be waiting for a poll */
 	if (queue->poll) {
-		ib_process_cq_direct(queue->cq, -1);
+		rmem_poll_cq(queue);
 		if (blk_mq_request_completed(rq))
 			return BLK_EH_DONE;
 	}
@@ -321,7 +361,7 @@ static int rmem_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 
 	local_bh_disable();
 	local_bh_enable();
-	return ib_process_cq_direct(queue->cq, -1);
+	return rmem_poll_cq(queue);
 }
 
 /**
@@ -412,6 +452,7 @@ static ssize_t state_show(struct device *d, struct device_attribute *attr,
 		[RMEM_DEV_STATE_LIVE] = "live",
 		[RMEM_DEV_STATE_DEAD] = "dead",
 		[RMEM_DEV_STATE_DELETING] = "deleting",
+		[RMEM_DEV_STATE_RECONNECTING] = "reconnecting",
 	};
 	unsigned int s = READ_ONCE(rmem_dev_of(d)->state);
 

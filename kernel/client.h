@@ -55,6 +55,8 @@ struct rmem_stats {
  * @connected: established and not yet disconnected
  * @closing: being torn down; the handler must not create a QP any more
  * @poll: completions are reaped by rmem_poll(), not by interrupt
+ * @leave: not a queue pair: a RMEM_WIRE_LEAVE request at detach
+ * @poll_cq: @cq of a polled queue while pollers may use it (RCU)
  * @stats: counters
  */
 struct rmem_queue {
@@ -68,6 +70,8 @@ struct rmem_queue {
 	bool connected;
 	bool closing;
 	bool poll;
+	bool leave;
+	struct ib_cq __rcu *poll_cq;
 	struct rmem_stats stats;
 };
 
@@ -112,7 +116,17 @@ struct rmem_remote_chunk {
  * @tag_set: blk-mq tag set
  * @disk: the gendisk
  * @state: &enum rmem_dev_state
- * @fail_work: moves a failed device to dead
+ * @fail_work: reacts to a broken connection: reconnecting, or dead
+ * @reconnect_work: reconnect attempts, with backoff
+ * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
+ * @ka_cqe: completion of the probe
+ * @ka_pending: a probe is in flight
+ * @has_session: READY arrived once: the token identifies our session
+ * @registered: the disk exists: a lost connection is worth a reconnect
+ * @quiesced: the block queue is quiesced for a reconnect
+ * @lost_at: jiffies when the connection was lost
+ * @attempts: reconnect attempts since then
+ * @reconnects: connections re-established since the attach
  * @submit_errors: requests refused before reaching the wire
  */
 struct rmem_dev {
@@ -145,6 +159,16 @@ struct rmem_dev {
 	struct gendisk *disk;
 	enum rmem_dev_state state;
 	struct work_struct fail_work;
+	struct delayed_work reconnect_work;
+	struct delayed_work ka_work;
+	struct ib_cqe ka_cqe;
+	bool ka_pending;
+	bool has_session;
+	bool registered;
+	bool quiesced;
+	unsigned long lost_at;
+	unsigned int attempts;
+	unsigned int reconnects;
 	atomic64_t submit_errors;
 };
 
@@ -172,8 +196,23 @@ struct rmem_req {
 	struct ib_rdma_wr wr[RMEM_WRS_PER_RQ + 1];
 };
 
-/* client.c */
+/* client_conn.c */
+void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc);
+int rmem_reject_attr(int err);
+int rmem_queue_connect(struct rmem_queue *queue,
+		       struct netlink_ext_ack *extack);
+int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack);
+int rmem_dev_read_table(struct rmem_dev *dev, struct netlink_ext_ack *extack);
+void rmem_dev_disconnect(struct rmem_dev *dev);
+void rmem_dev_destroy_queues(struct rmem_dev *dev);
+void rmem_dev_leave(struct rmem_dev *dev);
+
+/* recovery.c */
 void rmem_dev_fail(struct rmem_dev *dev);
+void rmem_dev_recovery_init(struct rmem_dev *dev);
+void rmem_dev_recovery_stop(struct rmem_dev *dev);
+void rmem_dev_start_ka(struct rmem_dev *dev);
+void rmem_dev_resume_io(struct rmem_dev *dev);
 
 /* blk.c */
 int rmem_blk_init(void);

@@ -37,6 +37,16 @@ unsigned int rmem_ack_timeout = 14;
 module_param_named(ack_timeout, rmem_ack_timeout, uint, 0444);
 MODULE_PARM_DESC(ack_timeout, "RC ack timeout exponent (4.096 us * 2^N, 0: rdma_cm default)");
 
+unsigned int rmem_keepalive_ms = 1000;
+module_param_named(keepalive_ms, rmem_keepalive_ms, uint, 0444);
+MODULE_PARM_DESC(keepalive_ms,
+		 "Connection probe interval of server sessions and default of new devices (ms, 0: none)");
+
+unsigned int rmem_loss_timeout_ms = 30000;
+module_param_named(loss_timeout_ms, rmem_loss_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(loss_timeout_ms,
+		 "Default time a device keeps reconnecting, holding I/O, before it fails (ms)");
+
 struct workqueue_struct *rmem_wq;
 
 static int __init rmem_init(void)
@@ -45,7 +55,8 @@ static int __init rmem_init(void)
 
 	if (!rmem_default_queue_depth || rmem_default_queue_depth > 1024 ||
 	    !rmem_default_mr_size_mb || !rmem_connect_timeout_ms ||
-	    rmem_ack_timeout > 31) {
+	    rmem_ack_timeout > 31 || rmem_keepalive_ms > RMEM_MAX_KEEPALIVE_MS ||
+	    rmem_loss_timeout_ms > RMEM_MAX_LOSS_TIMEOUT_MS) {
 		pr_err("invalid module parameter\n");
 		return -EINVAL;
 	}

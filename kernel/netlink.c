@@ -48,6 +48,8 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_QPS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_QUEUE_DEPTH] = { .type = NLA_U32 },
 	[RMEM_A_DEV_POLL_QPS] = { .type = NLA_U32 },
+	[RMEM_A_DEV_KEEPALIVE_MS] = { .type = NLA_U32 },
+	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_FORCE] = { .type = NLA_FLAG },
 };
 
@@ -437,6 +439,22 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 					    "qps must be between 1 and 64");
 			return -ERANGE;
 		}
+	}
+	cfg->keepalive_ms = tb[RMEM_A_DEV_KEEPALIVE_MS] ?
+		nla_get_u32(tb[RMEM_A_DEV_KEEPALIVE_MS]) : rmem_keepalive_ms;
+	if (cfg->keepalive_ms && (cfg->keepalive_ms < RMEM_MIN_KEEPALIVE_MS ||
+				  cfg->keepalive_ms > RMEM_MAX_KEEPALIVE_MS)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_KEEPALIVE_MS],
+				    "keep-alive interval must be 0 (off) or 100 ms to 60 s");
+		return -ERANGE;
+	}
+	cfg->loss_timeout_ms = tb[RMEM_A_DEV_LOSS_TIMEOUT_MS] ?
+		nla_get_u32(tb[RMEM_A_DEV_LOSS_TIMEOUT_MS]) :
+		rmem_loss_timeout_ms;
+	if (cfg->loss_timeout_ms > RMEM_MAX_LOSS_TIMEOUT_MS) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_LOSS_TIMEOUT_MS],
+				    "loss timeout must be at most 1 hour");
+		return -ERANGE;
 	}
 	if (tb[RMEM_A_DEV_POLL_QPS]) {
 		cfg->nr_poll_qps = nla_get_u32(tb[RMEM_A_DEV_POLL_QPS]);

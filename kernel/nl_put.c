@@ -210,6 +210,10 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	     nla_put_string(skb, RMEM_A_DEV_VOLUME, dev->cfg.volume)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_QPS, dev->nr_queues - dev->nr_poll) ||
 	    nla_put_u32(skb, RMEM_A_DEV_POLL_QPS, dev->nr_poll) ||
+	    nla_put_u32(skb, RMEM_A_DEV_KEEPALIVE_MS, dev->cfg.keepalive_ms) ||
+	    nla_put_u32(skb, RMEM_A_DEV_LOSS_TIMEOUT_MS,
+			dev->cfg.loss_timeout_ms) ||
+	    nla_put_u32(skb, RMEM_A_DEV_RECONNECTS, READ_ONCE(dev->reconnects)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, READ_ONCE(dev->state)) ||
 	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->server_id),

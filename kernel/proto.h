@@ -9,6 +9,12 @@
  * &struct rmem_wire_ready.  The client reads the chunk table with one-sided
  * RDMA READs and opens queue pairs 1..n-1 with RMEM_WIRE_JOIN and the
  * session token.  From then on I/O is one-sided RDMA READ/WRITE only.
+ *
+ * Both ends probe the connection with zero-length RDMA WRITEs (no memory
+ * key, no CPU at the other end).  A client that loses its connection
+ * reopens queue pair 0 with RMEM_WIRE_RECONNECT and the token; the server
+ * keeps an orphaned session for the hold time the client asked for in
+ * RMEM_WIRE_NEW.  RMEM_WIRE_LEAVE ends a session at once.
  */
 #ifndef _RMEM_PROTO_H
 #define _RMEM_PROTO_H
@@ -17,17 +23,23 @@
 #include <linux/rmem.h>
 
 #define RMEM_WIRE_MAGIC		0x4d454d52	/* "RMEM" read as LE bytes */
-#define RMEM_WIRE_VERSION	1
+#define RMEM_WIRE_VERSION	2
 #define RMEM_WIRE_TOKEN_LEN	16
 
 /**
  * enum rmem_wire_op - what a connect request asks for
  * @RMEM_WIRE_NEW: queue pair 0 of a new session
  * @RMEM_WIRE_JOIN: a further queue pair of an existing session
+ * @RMEM_WIRE_RECONNECT: queue pair 0 again, for a session whose queue pairs
+ *	were lost; answered with READY like NEW
+ * @RMEM_WIRE_LEAVE: end the session now; always answered with a reject,
+ *	status RMEM_WIRE_OK when the session was released
  */
 enum rmem_wire_op {
 	RMEM_WIRE_NEW = 1,
 	RMEM_WIRE_JOIN = 2,
+	RMEM_WIRE_RECONNECT = 3,
+	RMEM_WIRE_LEAVE = 4,
 };
 
 /**
@@ -42,6 +54,8 @@ enum rmem_wire_op {
  * @RMEM_WIRE_ENOSESSION: join for an unknown session
  * @RMEM_WIRE_ENOMEM: server out of memory or resources
  * @RMEM_WIRE_EREG: memory registration failed on the server
+ * @RMEM_WIRE_EAGAIN: the session still tears down its old queue pairs;
+ *	reconnect again shortly
  */
 enum rmem_wire_status {
 	RMEM_WIRE_OK = 0,
@@ -54,6 +68,7 @@ enum rmem_wire_status {
 	RMEM_WIRE_ENOSESSION,
 	RMEM_WIRE_ENOMEM,
 	RMEM_WIRE_EREG,
+	RMEM_WIRE_EAGAIN,
 };
 
 /**
@@ -67,7 +82,9 @@ enum rmem_wire_status {
  * @new: RMEM_WIRE_NEW request
  * @new.size: bytes wanted
  * @new.volume: volume name, NUL padded; empty for anonymous memory
- * @join: RMEM_WIRE_JOIN request
+ * @new.hold_ms: how long the server keeps the session after losing its
+ *	queue pairs, waiting for RMEM_WIRE_RECONNECT; 0 for not at all
+ * @join: RMEM_WIRE_JOIN, RMEM_WIRE_RECONNECT and RMEM_WIRE_LEAVE requests
  * @join.token: the session token from &struct rmem_wire_ready
  *
  * At most 56 bytes: what rdma_cm carries in an InfiniBand/RoCE REQ.
@@ -83,7 +100,8 @@ struct rmem_wire_connect {
 		struct {
 			__le64 size;
 			char volume[RMEM_VOLUME_MAX];
-		} new;
+			__le32 hold_ms;
+		} __packed new;
 		struct {
 			u8 token[RMEM_WIRE_TOKEN_LEN];
 		} join;
@@ -146,7 +164,7 @@ struct rmem_wire_chunk {
 	__le32 reserved;
 } __packed;
 
-static_assert(sizeof(struct rmem_wire_connect) <= 56);
+static_assert(sizeof(struct rmem_wire_connect) == 56);
 static_assert(sizeof(struct rmem_wire_ready) == 88);
 static_assert(sizeof(struct rmem_wire_chunk) == 16);
 

@@ -24,6 +24,13 @@ extern unsigned int rmem_default_queue_depth;
 extern unsigned int rmem_default_mr_size_mb;
 extern unsigned int rmem_connect_timeout_ms;
 extern unsigned int rmem_ack_timeout;
+extern unsigned int rmem_keepalive_ms;
+extern unsigned int rmem_loss_timeout_ms;
+
+/* Limits of the keep-alive interval and the loss timeout (ms). */
+#define RMEM_MIN_KEEPALIVE_MS		100
+#define RMEM_MAX_KEEPALIVE_MS		60000
+#define RMEM_MAX_LOSS_TIMEOUT_MS	3600000
 
 /* Long-running work of both roles: session setup, teardown, errors. */
 extern struct workqueue_struct *rmem_wq;
@@ -65,6 +72,8 @@ struct rmem_server_cfg {
  * @nr_qps: queue pairs (= hardware queues), 0 for the default
  * @queue_depth: requests per queue, 0 for the default
  * @nr_poll_qps: extra polled queue pairs (HCTX_TYPE_POLL), 0 for none
+ * @keepalive_ms: connection probe interval, 0 for none
+ * @loss_timeout_ms: reconnect for this long before failing I/O, 0: fail
  */
 struct rmem_dev_cfg {
 	char name[RMEM_NAME_MAX];
@@ -74,6 +83,8 @@ struct rmem_dev_cfg {
 	unsigned int nr_qps;
 	unsigned int queue_depth;
 	unsigned int nr_poll_qps;
+	unsigned int keepalive_ms;
+	unsigned int loss_timeout_ms;
 };
 
 /**

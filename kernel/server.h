@@ -148,11 +148,19 @@ struct rmem_sconn {
  * @reg_cqe: completion of registration and send work requests
  * @reg_done: completed by @reg_cqe
  * @reg_status: status of the last work completion
- * @setup_work: registers memory, sends READY
+ * @setup_work: registers memory (once), sends READY
  * @release_work: tears the session down
+ * @orphan_work: drops the queue pairs of a session that lost its client
+ * @hold_work: releases an orphaned session nobody reconnected to
+ * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
+ * @ka_cqe: completion of the probe
+ * @hold: how long an orphaned session waits for RMEM_WIRE_RECONNECT
+ * @ka_pending: a probe is in flight
  * @live: READY was sent; JOINs accepted
  * @was_live: @live was set once (the client may have written data)
  * @volume_created: this session created @volume
+ * @orphan: lost its queue pairs; waits @hold for a reconnect
+ * @conns_gone: @orphan and every queue pair destroyed: ready to reconnect
  * @dead: being torn down
  */
 struct rmem_session {
@@ -182,9 +190,17 @@ struct rmem_session {
 	enum ib_wc_status reg_status;
 	struct work_struct setup_work;
 	struct work_struct release_work;
+	struct work_struct orphan_work;
+	struct delayed_work hold_work;
+	struct delayed_work ka_work;
+	struct ib_cqe ka_cqe;
+	unsigned long hold;
+	bool ka_pending;
 	bool live;
 	bool was_live;
 	bool volume_created;
+	bool orphan;
+	bool conns_gone;
 	bool dead;
 };
 

@@ -8,7 +8,15 @@
  * setup_work zeroes what needs zeroing, registers each chunk as a memory
  * region of that PD, registers the chunk table for remote reading and sends
  * READY.  Further queue pairs (RMEM_WIRE_JOIN) join with the session token.
- * Any queue pair going away ends the session (release_work).
+ *
+ * Once live, the session probes queue pair 0 with a zero-length RDMA WRITE
+ * every keepalive_ms.  Any queue pair going away, or a failed probe,
+ * orphans the session: its queue pairs are destroyed (no QP can reach the
+ * memory any more), its memory and registrations stay for the hold time
+ * the client asked for.  A client presenting the token with
+ * RMEM_WIRE_RECONNECT adopts it again and gets READY anew; otherwise
+ * hold_work releases it.  RMEM_WIRE_LEAVE, server removal and a session
+ * without hold time end it at once (release_work).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -134,7 +142,7 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 	r->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
 	r->version = cpu_to_le16(RMEM_WIRE_VERSION);
 	r->status = cpu_to_le16(status);
-	if (status == RMEM_WIRE_OK) {
+	if (status == RMEM_WIRE_OK && !sess->table_mr) {
 		sg_init_one(sg, sess->table, sess->table_len);
 		if (ib_dma_map_sg(ibdev, sg, 1, DMA_TO_DEVICE) != 1) {
 			sg->length = 0;
@@ -151,6 +159,8 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 		ret = rmem_session_post_wait(sess, &reg.wr, &reg.wr);
 		if (ret)
 			return ret;
+	}
+	if (status == RMEM_WIRE_OK) {
 		memcpy(r->token, sess->token, sizeof(r->token));
 		memcpy(r->pool_id, sess->srv->id, sizeof(r->pool_id));
 		r->generation = cpu_to_le64(sess->generation);
@@ -181,12 +191,15 @@ static void rmem_session_setup_work(struct work_struct *work)
 	enum rmem_wire_status status = RMEM_WIRE_OK;
 	int ret;
 
-	rmem_server_zero_chunks(srv, sess);
-	ret = rmem_session_reg_chunks(sess);
-	if (ret) {
-		pr_warn("server %s: registering memory failed: %d\n",
-			srv->name, ret);
-		status = RMEM_WIRE_EREG;
+	/* a reconnect finds the memory zeroed and registered already */
+	if (!sess->was_live) {
+		rmem_server_zero_chunks(srv, sess);
+		ret = rmem_session_reg_chunks(sess);
+		if (ret) {
+			pr_warn("server %s: registering memory failed: %d\n",
+				srv->name, ret);
+			status = RMEM_WIRE_EREG;
+		}
 	}
 	/* live before READY goes out: the client JOINs as soon as it has it */
 	mutex_lock(&srv->lock);
@@ -200,7 +213,137 @@ static void rmem_session_setup_work(struct work_struct *work)
 		mutex_lock(&srv->lock);
 		rmem_session_kill(sess);
 		mutex_unlock(&srv->lock);
+		return;
 	}
+	if (rmem_keepalive_ms)
+		queue_delayed_work(rmem_wq, &sess->ka_work,
+				   msecs_to_jiffies(rmem_keepalive_ms));
+}
+
+/**
+ * rmem_session_lost() - a queue pair of the session failed or went away
+ * @sess: the session
+ *
+ * A session the client can come back to is orphaned and held; any other
+ * is released.
+ *
+ * Context: srv->lock held.
+ */
+static void rmem_session_lost(struct rmem_session *sess)
+{
+	if (sess->dead || sess->orphan)
+		return;
+	if (!sess->hold || !sess->was_live || sess->srv->dying) {
+		rmem_session_kill(sess);
+		return;
+	}
+	sess->orphan = true;
+	sess->live = false;
+	queue_work(rmem_wq, &sess->orphan_work);
+	mod_delayed_work(rmem_wq, &sess->hold_work, sess->hold);
+	pr_info("server %s: lost the connection of %pISp; holding its memory %u ms for a reconnect\n",
+		sess->srv->name, &sess->peer, jiffies_to_msecs(sess->hold));
+}
+
+/* Disconnect and destroy every queue pair of the session. */
+static void rmem_session_drop_conns(struct rmem_session *sess)
+{
+	struct rmem_server *srv = sess->srv;
+	unsigned int i;
+
+	/*
+	 * Disconnect first: that flushes whatever setup_work waits for (a
+	 * READY the client never takes, say), so it ends at once.
+	 */
+	for (i = 0; i < sess->nr_qps; i++)
+		if (sess->conns[i])
+			rdma_disconnect(sess->conns[i]->cm_id);
+	cancel_work_sync(&sess->setup_work);
+	cancel_delayed_work_sync(&sess->ka_work);
+	for (i = 0; i < sess->nr_qps; i++) {
+		struct rmem_sconn *conn = sess->conns[i];
+
+		if (!conn)
+			continue;
+		rdma_destroy_qp(conn->cm_id);
+		rdma_destroy_id(conn->cm_id);
+		mutex_lock(&srv->lock);
+		sess->conns[i] = NULL;
+		mutex_unlock(&srv->lock);
+		kfree(conn);
+	}
+}
+
+static void rmem_session_orphan_work(struct work_struct *work)
+{
+	struct rmem_session *sess = container_of(work, struct rmem_session,
+						 orphan_work);
+
+	rmem_session_drop_conns(sess);
+	mutex_lock(&sess->srv->lock);
+	if (sess->orphan)
+		sess->conns_gone = true;
+	mutex_unlock(&sess->srv->lock);
+}
+
+static void rmem_session_hold_work(struct work_struct *work)
+{
+	struct rmem_session *sess = container_of(to_delayed_work(work),
+						 struct rmem_session, hold_work);
+
+	mutex_lock(&sess->srv->lock);
+	if (sess->orphan && !sess->dead) {
+		pr_info("server %s: %pISp did not reconnect in %u ms; session released\n",
+			sess->srv->name, &sess->peer, jiffies_to_msecs(sess->hold));
+		rmem_session_kill(sess);
+	}
+	mutex_unlock(&sess->srv->lock);
+}
+
+static void rmem_session_ka_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_session *sess = cq->cq_context;
+
+	WRITE_ONCE(sess->ka_pending, false);
+	if (wc->status == IB_WC_SUCCESS)
+		return;
+	mutex_lock(&sess->srv->lock);
+	if (sess->live) {
+		pr_info("server %s: connection probe of %pISp failed: %s\n",
+			sess->srv->name, &sess->peer,
+			ib_wc_status_msg(wc->status));
+		rmem_session_lost(sess);
+	}
+	mutex_unlock(&sess->srv->lock);
+}
+
+/*
+ * A zero-length RDMA WRITE needs no memory key and no CPU at the client;
+ * its acknowledgment proves the client's NIC is there.  A vanished client
+ * fails it after the RC retries.
+ */
+static void rmem_session_ka_work(struct work_struct *work)
+{
+	struct rmem_session *sess = container_of(to_delayed_work(work),
+						 struct rmem_session, ka_work);
+	struct ib_rdma_wr wr = {};
+
+	mutex_lock(&sess->srv->lock);
+	if (!sess->live || !sess->conns[0]) {
+		mutex_unlock(&sess->srv->lock);
+		return;
+	}
+	if (!READ_ONCE(sess->ka_pending)) {
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		wr.wr.wr_cqe = &sess->ka_cqe;
+		WRITE_ONCE(sess->ka_pending, true);
+		if (ib_post_send(sess->conns[0]->cm_id->qp, &wr.wr, NULL))
+			WRITE_ONCE(sess->ka_pending, false);
+	}
+	mutex_unlock(&sess->srv->lock);
+	queue_delayed_work(rmem_wq, &sess->ka_work,
+			   msecs_to_jiffies(rmem_keepalive_ms));
 }
 
 /* Invalidate every memory region of the session; its QPs must be gone. */
@@ -244,27 +387,11 @@ static void rmem_session_release_work(struct work_struct *work)
 	struct rmem_session *sess = container_of(work, struct rmem_session,
 						 release_work);
 	struct rmem_server *srv = sess->srv;
-	unsigned int i;
 
-	/*
-	 * Disconnect first: that flushes whatever setup_work waits for (a
-	 * READY the client never takes, say), so it ends at once.  No QP can
-	 * join any more: the session is dead.
-	 */
-	for (i = 0; i < sess->nr_qps; i++)
-		if (sess->conns[i])
-			rdma_disconnect(sess->conns[i]->cm_id);
-	cancel_work_sync(&sess->setup_work);
-	for (i = 0; i < sess->nr_qps; i++) {
-		struct rmem_sconn *conn = sess->conns[i];
-
-		if (!conn)
-			continue;
-		rdma_destroy_qp(conn->cm_id);
-		rdma_destroy_id(conn->cm_id);
-		kfree(conn);
-		sess->conns[i] = NULL;
-	}
+	/* no QP can join or reconnect any more: the session is dead */
+	cancel_work_sync(&sess->orphan_work);
+	cancel_delayed_work_sync(&sess->hold_work);
+	rmem_session_drop_conns(sess);
 	/* no queue pair can use the memory regions any more */
 	rmem_session_dereg(sess);
 	mutex_lock(&srv->lock);
@@ -408,8 +535,14 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 	get_random_bytes(sess->token, sizeof(sess->token));
 	INIT_WORK(&sess->setup_work, rmem_session_setup_work);
 	INIT_WORK(&sess->release_work, rmem_session_release_work);
+	INIT_WORK(&sess->orphan_work, rmem_session_orphan_work);
+	INIT_DELAYED_WORK(&sess->hold_work, rmem_session_hold_work);
+	INIT_DELAYED_WORK(&sess->ka_work, rmem_session_ka_work);
 	init_completion(&sess->reg_done);
 	sess->reg_cqe.done = rmem_session_reg_done;
+	sess->ka_cqe.done = rmem_session_ka_done;
+	sess->hold = msecs_to_jiffies(min_t(u32, le32_to_cpu(req->new.hold_ms),
+					    RMEM_MAX_LOSS_TIMEOUT_MS));
 
 	mutex_lock(&srv->lock);
 	status = srv->dying ? RMEM_WIRE_ENOMEM :
@@ -467,23 +600,29 @@ out_free_session:
 	return status;
 }
 
+/* The session holding @token, or NULL.  Context: srv->lock held. */
+static struct rmem_session *rmem_session_find(struct rmem_server *srv,
+					      const u8 *token)
+{
+	struct rmem_session *sess;
+
+	list_for_each_entry(sess, &srv->sessions, node)
+		if (!crypto_memneq(sess->token, token, sizeof(sess->token)))
+			return sess;
+	return NULL;
+}
+
 static enum rmem_wire_status rmem_session_join(struct rmem_server *srv,
 					       struct rdma_cm_id *id,
 					       const struct rmem_wire_connect *req,
 					       const struct rdma_conn_param *param)
 {
 	unsigned int index = le16_to_cpu(req->qp_index);
-	struct rmem_session *sess, *found = NULL;
+	struct rmem_session *found;
 	enum rmem_wire_status status = RMEM_WIRE_ENOSESSION;
 
 	mutex_lock(&srv->lock);
-	list_for_each_entry(sess, &srv->sessions, node) {
-		if (!crypto_memneq(sess->token, req->join.token,
-				   sizeof(sess->token))) {
-			found = sess;
-			break;
-		}
-	}
+	found = rmem_session_find(srv, req->join.token);
 	if (!found || !found->live || found->dead)
 		goto out_unlock;
 	status = RMEM_WIRE_EINVAL;
@@ -497,6 +636,74 @@ static enum rmem_wire_status rmem_session_join(struct rmem_server *srv,
 	if (rmem_server_accept(id, param))
 		rmem_session_kill(found);
 out_unlock:
+	mutex_unlock(&srv->lock);
+	return status;
+}
+
+/*
+ * RMEM_WIRE_RECONNECT: a client adopts its orphaned session again.  If we
+ * had not noticed the loss yet, orphan the session now and have the client
+ * come back once its old queue pairs are gone.
+ */
+static enum rmem_wire_status rmem_session_reconnect(struct rmem_server *srv,
+						    struct rdma_cm_id *id,
+						    const struct rmem_wire_connect *req,
+						    const struct rdma_conn_param *param)
+{
+	struct rmem_session *sess;
+	enum rmem_wire_status status = RMEM_WIRE_ENOSESSION;
+
+	if (!rmem_server_allowed(srv, (struct sockaddr *)&id->route.addr.dst_addr))
+		return RMEM_WIRE_EACCES;
+	mutex_lock(&srv->lock);
+	sess = rmem_session_find(srv, req->join.token);
+	if (!sess || sess->dead || !sess->was_live || srv->dying)
+		goto out_unlock;
+	status = RMEM_WIRE_EINVAL;
+	if (le16_to_cpu(req->qp_index) ||
+	    le16_to_cpu(req->nr_qps) != sess->nr_qps ||
+	    srv->ibdev != id->device)
+		goto out_unlock;
+	status = RMEM_WIRE_EAGAIN;
+	if (!sess->orphan)
+		rmem_session_lost(sess);
+	if (sess->dead) {
+		status = RMEM_WIRE_ENOSESSION;
+		goto out_unlock;
+	}
+	if (!sess->conns_gone)
+		goto out_unlock;
+	status = RMEM_WIRE_ENOMEM;
+	if (rmem_sconn_create(sess, id, 0))
+		goto out_unlock;
+	sess->orphan = false;
+	sess->conns_gone = false;
+	/* hold_work checks orphan under the lock: a late run does nothing */
+	cancel_delayed_work(&sess->hold_work);
+	memcpy(&sess->peer, &id->route.addr.dst_addr, sizeof(sess->peer));
+	pr_info("server %s: %pISp reconnected to its session\n", srv->name,
+		&sess->peer);
+	status = RMEM_WIRE_OK;
+	if (rmem_server_accept(id, param))
+		rmem_session_lost(sess);
+out_unlock:
+	mutex_unlock(&srv->lock);
+	return status;
+}
+
+/* RMEM_WIRE_LEAVE: the client detached; release its session now. */
+static enum rmem_wire_status rmem_session_leave(struct rmem_server *srv,
+						const struct rmem_wire_connect *req)
+{
+	struct rmem_session *sess;
+	enum rmem_wire_status status = RMEM_WIRE_ENOSESSION;
+
+	mutex_lock(&srv->lock);
+	sess = rmem_session_find(srv, req->join.token);
+	if (sess && !sess->dead) {
+		rmem_session_kill(sess);
+		status = RMEM_WIRE_OK;
+	}
 	mutex_unlock(&srv->lock);
 	return status;
 }
@@ -522,9 +729,13 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 		status = rmem_session_new(srv, id, req, &ev->param.conn);
 	else if (req->op == RMEM_WIRE_JOIN)
 		status = rmem_session_join(srv, id, req, &ev->param.conn);
+	else if (req->op == RMEM_WIRE_RECONNECT)
+		status = rmem_session_reconnect(srv, id, req, &ev->param.conn);
+	else if (req->op == RMEM_WIRE_LEAVE)
+		status = rmem_session_leave(srv, req);
 	else
 		status = RMEM_WIRE_EINVAL;
-	if (status == RMEM_WIRE_OK)
+	if (status == RMEM_WIRE_OK && req->op != RMEM_WIRE_LEAVE)
 		return 0;
 
 	pr_info_ratelimited("server %s: refused a connection from %pISp: status %d\n",
@@ -573,7 +784,7 @@ int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
 		mutex_lock(&srv->lock);
-		rmem_session_kill(conn->sess);
+		rmem_session_lost(conn->sess);
 		mutex_unlock(&srv->lock);
 		break;
 	default:

@@ -77,7 +77,7 @@ static int run_client(const char *addr, const char *port, uint16_t version)
 	};
 	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7,
 				      .initiator_depth = 1 };
-	uint8_t req[52] = {0};
+	uint8_t req[56] = {0};
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	int ret;

@@ -26,6 +26,9 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_QUEUE_DEPTH] = MNL_TYPE_U32,
 	[RMEM_A_DEV_POLL_QPS] = MNL_TYPE_U32,
+	[RMEM_A_DEV_KEEPALIVE_MS] = MNL_TYPE_U32,
+	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = MNL_TYPE_U32,
+	[RMEM_A_DEV_RECONNECTS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_STATE] = MNL_TYPE_U32,
 	[RMEM_A_DEV_SERVER_ID] = MNL_TYPE_BINARY,
 	[RMEM_A_DEV_GENERATION] = MNL_TYPE_U64,
@@ -62,6 +65,7 @@ static const char *const dev_state_names[] = {
 	[RMEM_DEV_STATE_LIVE] = "live",
 	[RMEM_DEV_STATE_DEAD] = "dead",
 	[RMEM_DEV_STATE_DELETING] = "deleting",
+	[RMEM_DEV_STATE_RECONNECTING] = "reconnecting",
 };
 
 /*
@@ -75,6 +79,7 @@ static void dev_usage(FILE *f)
 	fprintf(f,
 		"Usage: rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
+		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
 		"       rmemctl dev show [ DEV ]\n"
@@ -116,6 +121,21 @@ static int dev_print_stats(const struct nlattr *nest)
 	return 0;
 }
 
+/*
+ * A duration in ms: a number under @key in JSON, the text format @fmt
+ * with "30s" or "1500ms" (see fmt_duration()).
+ */
+static void print_duration(const char *key, const char *fmt,
+			   const struct nlattr *attr)
+{
+	char buf[DURATION_STR_LEN];
+	uint32_t ms = mnl_attr_get_u32(attr);
+
+	print_uint(PRINT_JSON, key, NULL, ms);
+	print_string(PRINT_FP, NULL, fmt,
+		     fmt_duration(buf, sizeof(buf), ms));
+}
+
 /* One device: up to three lines of text, or one JSON object. */
 static int dev_print(const struct nlattr *nest)
 {
@@ -153,13 +173,19 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_QUEUE_DEPTH])
 		print_uint(PRINT_ANY, "queue_depth", " queue-depth %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_QUEUE_DEPTH]));
+	if (tb[RMEM_A_DEV_KEEPALIVE_MS])
+		print_duration("keepalive_ms", " keepalive %s",
+			       tb[RMEM_A_DEV_KEEPALIVE_MS]);
+	if (tb[RMEM_A_DEV_LOSS_TIMEOUT_MS])
+		print_duration("loss_timeout_ms", " loss-timeout %s",
+			       tb[RMEM_A_DEV_LOSS_TIMEOUT_MS]);
 	if (tb[RMEM_A_DEV_STATE])
 		print_string(PRINT_ANY, "state", " state %s",
 			     dev_state_str(buf, sizeof(buf),
 					   mnl_attr_get_u32(tb[RMEM_A_DEV_STATE])));
 
 	if (tb[RMEM_A_DEV_SERVER_ID] || tb[RMEM_A_DEV_GENERATION] ||
-	    tb[RMEM_A_DEV_MR_SIZE])
+	    tb[RMEM_A_DEV_MR_SIZE] || tb[RMEM_A_DEV_RECONNECTS])
 		print_string(PRINT_FP, NULL, "%s", NEXT_LINE);
 	if (tb[RMEM_A_DEV_SERVER_ID])
 		print_string(PRINT_ANY, "server_id", " server-id %s",
@@ -172,6 +198,9 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_MR_SIZE])
 		print_size(PRINT_ANY, "mr_size", " mr-size %s",
 			   mnl_attr_get_u64(tb[RMEM_A_DEV_MR_SIZE]));
+	if (tb[RMEM_A_DEV_RECONNECTS])
+		print_uint(PRINT_ANY, "reconnects", " reconnects %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_RECONNECTS]));
 
 	if (tb[RMEM_A_DEV_STATS])
 		ret = dev_print_stats(tb[RMEM_A_DEV_STATS]);
@@ -252,16 +281,16 @@ static int dev_add_cb(const struct nlmsghdr *nlh, void *data)
 
 /*
  * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N] [poll-qps N]
- *	[queue-depth N] [name DEV]
+ *	[queue-depth N] [keepalive TIME] [loss-timeout TIME] [name DEV]
  */
 static int dev_add(struct rmemctl *ctl)
 {
 	bool has_peer = false, has_size = false, has_volume = false;
 	bool has_qps = false, has_depth = false, has_name = false;
-	bool has_poll = false;
+	bool has_poll = false, has_keepalive = false, has_loss = false;
 	const char *volume = NULL, *name = NULL, *word, *val;
 	struct dev_add_ctx ctx = { 0 };
-	uint32_t qps = 0, depth = 0, poll_qps = 0;
+	uint32_t qps = 0, depth = 0, poll_qps = 0, keepalive = 0, loss = 0;
 	struct inet_addr peer;
 	struct nlattr *nest;
 	uint64_t size = 0;
@@ -298,6 +327,16 @@ static int dev_add(struct rmemctl *ctl)
 			val = arg_value(ctl, word, &has_depth);
 			if (!val || parse_u32(val, "queue-depth", &depth) < 0)
 				return -1;
+		} else if (!strcmp(word, "keepalive")) {
+			val = arg_value(ctl, word, &has_keepalive);
+			if (!val || parse_duration(val, "keepalive",
+						   &keepalive) < 0)
+				return -1;
+		} else if (!strcmp(word, "loss-timeout")) {
+			val = arg_value(ctl, word, &has_loss);
+			if (!val || parse_duration(val, "loss-timeout",
+						   &loss) < 0)
+				return -1;
 		} else if (!strcmp(word, "name")) {
 			name = arg_value(ctl, word, &has_name);
 			if (!name)
@@ -330,6 +369,10 @@ static int dev_add(struct rmemctl *ctl)
 		nl_put_u32(nl, RMEM_A_DEV_POLL_QPS, poll_qps);
 	if (has_depth)
 		nl_put_u32(nl, RMEM_A_DEV_QUEUE_DEPTH, depth);
+	if (has_keepalive)
+		nl_put_u32(nl, RMEM_A_DEV_KEEPALIVE_MS, keepalive);
+	if (has_loss)
+		nl_put_u32(nl, RMEM_A_DEV_LOSS_TIMEOUT_MS, loss);
 	nl_nest_end(nl, nest);
 
 	if (nl_run(nl, dev_add_cb, &ctx) < 0)

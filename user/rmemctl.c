@@ -29,6 +29,7 @@ static void usage(FILE *f)
 		"       rmemctl server show [ NAME ]\n"
 		"       rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
+		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
 		"                       [ name rmemN ]\n"
 		"       rmemctl dev del rmemN [ force ]\n"
 		"       rmemctl dev show [ rmemN ]\n"
@@ -49,7 +50,9 @@ void usage_syntax(FILE *f, bool where)
 		"               KiB, MiB, GiB, TiB and k, m, g, t also accepted)\n"
 		"       ADDR := { a.b.c.d | [IPV6] | IPV6 }, PORT := 1..65535,\n"
 		"               default %u; a bare IPV6 takes no :PORT\n"
-		"       PREFIX := { a.b.c.d | IPV6 }[/LEN]\n",
+		"       PREFIX := { a.b.c.d | IPV6 }[/LEN]\n"
+		"       TIME := NUMBER[ ms | s | m ] (seconds without a unit;\n"
+		"               fractions allowed: 1.5s, 0.25)\n",
 		where ? "where " : "      ", RMEM_DEFAULT_PORT);
 }
 

@@ -61,7 +61,7 @@ int arg_unknown(const char *word, usage_fn usage);
 int arg_check_name(const char *what, const char *str, size_t max);
 
 /*
- * The SIZE, ADDR and PREFIX syntax, for the usage texts; @where: begin
+ * The SIZE, ADDR, PREFIX and TIME syntax, for the usage texts; @where: begin
  * with "where", else continue a "where" list.
  */
 void usage_syntax(FILE *f, bool where);

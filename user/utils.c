@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rmemctl: small helpers shared by every file: messages, and parsing and
- * formatting of sizes, numbers and addresses.
+ * formatting of sizes, durations, numbers and addresses.
  *
  * Parsers are strict: a value is taken whole or refused with a message
  * that quotes it, so that nothing is sent to the kernel on a typo.
@@ -126,6 +126,82 @@ int parse_u32(const char *str, const char *what, uint32_t *val)
 			       UINT32_MAX);
 	*val = n;
 	return 0;
+}
+
+/* Milliseconds per unit of a duration suffix, or 0 if @sfx is not one. */
+static uint32_t duration_unit(const char *sfx)
+{
+	if (!*sfx || !strcmp(sfx, "s"))
+		return 1000;
+	if (!strcmp(sfx, "ms"))
+		return 1;
+	if (!strcmp(sfx, "m"))
+		return 60 * 1000;
+	return 0;
+}
+
+#define DURATION_SYNTAX "expected NUMBER[ms|s|m], such as 500ms, 1.5s or 2m"
+
+int parse_duration(const char *str, const char *what, uint32_t *ms)
+{
+	uint64_t n, frac = 0, pow10 = 1, unit, total;
+	const char *end, *digits;
+	size_t ndigits;
+	int ret;
+
+	if (*str == '-')
+		return invalid(what, str, "must not be negative");
+	ret = parse_digits(str, UINT32_MAX, &n, &end);
+	if (ret == -1)
+		return invalid(what, str, DURATION_SYNTAX);
+	if (ret == -2)
+		return invalid(what, str, "too long (at most %ums)",
+			       UINT32_MAX);
+	if (*end == '.') {
+		digits = ++end;
+		while (is_digit(*end))
+			end++;
+		if (end == digits)
+			return invalid(what, str, DURATION_SYNTAX);
+		/* trailing zeros change nothing */
+		for (ndigits = end - digits;
+		     ndigits && digits[ndigits - 1] == '0'; ndigits--)
+			;
+		/*
+		 * More than five significant decimals are never a whole
+		 * number of milliseconds: the largest unit, 60000 ms, is
+		 * 2^5 * 3 * 5^4.
+		 */
+		if (ndigits > 5)
+			return invalid(what, str,
+				       "not a whole number of milliseconds");
+		for (; ndigits; ndigits--, digits++) {
+			frac = frac * 10 + (*digits - '0');
+			pow10 *= 10;
+		}
+	}
+	unit = duration_unit(end);
+	if (!unit)
+		return invalid(what, str,
+			       "unknown unit '%s' (use ms, s or m)", end);
+	if (frac * unit % pow10)
+		return invalid(what, str, "not a whole number of milliseconds");
+	/* n <= UINT32_MAX and unit <= 60000: no 64-bit overflow */
+	total = n * unit + frac * unit / pow10;
+	if (total > UINT32_MAX)
+		return invalid(what, str, "too long (at most %ums)",
+			       UINT32_MAX);
+	*ms = total;
+	return 0;
+}
+
+const char *fmt_duration(char *buf, size_t len, uint32_t ms)
+{
+	if (ms % 1000)
+		snprintf(buf, len, "%ums", ms);
+	else
+		snprintf(buf, len, "%us", ms / 1000);
+	return buf;
 }
 
 const char *fmt_size(char *buf, size_t len, uint64_t bytes)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rmemctl: small helpers shared by every file: messages, and parsing and
- * formatting of sizes, numbers and addresses.
+ * formatting of sizes, durations, numbers and addresses.
  */
 #ifndef RMEMCTL_UTILS_H
 #define RMEMCTL_UTILS_H
@@ -28,11 +28,27 @@ int parse_size(const char *str, uint64_t *val);
  */
 int parse_u32(const char *str, const char *what, uint32_t *val);
 
+/*
+ * TIME: a decimal number with an optional unit ms, s or m (seconds
+ * without one); a fraction is allowed if the result is a whole number of
+ * milliseconds ("1.5s", "0.25"), a sign is not.  @what names it in the
+ * error message.  *@ms is the duration in milliseconds, at most
+ * UINT32_MAX.
+ * Return: 0, or -1 after printing "invalid WHAT 'STR': why".
+ */
+int parse_duration(const char *str, const char *what, uint32_t *ms);
+
 /* Longest output of fmt_size(), with the NUL. */
 #define SIZE_STR_LEN	24
 
 /* Bytes in the largest unit that is exact ("1G", "512M"), else "1536". */
 const char *fmt_size(char *buf, size_t len, uint64_t bytes);
+
+/* Longest output of fmt_duration(), with the NUL. */
+#define DURATION_STR_LEN	16
+
+/* Milliseconds as whole seconds when exact ("30s"), else "1500ms". */
+const char *fmt_duration(char *buf, size_t len, uint32_t ms);
 
 /* An IPv4 or IPv6 address with a port or a prefix length. */
 struct inet_addr {

@@ -28,14 +28,18 @@
  * enum rmem_dev_state - state of a client device
  * @RMEM_DEV_STATE_CONNECTING: connecting to the server
  * @RMEM_DEV_STATE_LIVE: connected, I/O flows
- * @RMEM_DEV_STATE_DEAD: connection lost; all I/O fails (no reconnect yet)
+ * @RMEM_DEV_STATE_DEAD: the memory is out of reach for good (loss timeout
+ *	over, or the server lost the session); all I/O fails
  * @RMEM_DEV_STATE_DELETING: being removed
+ * @RMEM_DEV_STATE_RECONNECTING: connection lost; reconnecting while I/O
+ *	waits, until the loss timeout
  */
 enum rmem_dev_state {
 	RMEM_DEV_STATE_CONNECTING = 1,
 	RMEM_DEV_STATE_LIVE,
 	RMEM_DEV_STATE_DEAD,
 	RMEM_DEV_STATE_DELETING,
+	RMEM_DEV_STATE_RECONNECTING,
 };
 
 /**
@@ -198,6 +202,12 @@ enum rmem_a_client {
  * @RMEM_A_DEV_POLL_QPS: u32, extra queue pairs whose completions are
  *	polled by the submitter (io_uring IORING_SETUP_IOPOLL, preadv2
  *	RWF_HIPRI), not signalled by interrupt; 0 (the default) for none
+ * @RMEM_A_DEV_KEEPALIVE_MS: u32, interval of the connection probe in ms;
+ *	0 for none (a lost connection then shows only when I/O fails)
+ * @RMEM_A_DEV_LOSS_TIMEOUT_MS: u32, how long a device that lost its
+ *	connection reconnects, holding I/O, before it goes dead (ms); 0 for
+ *	dead at once
+ * @RMEM_A_DEV_RECONNECTS: u32, connections re-established (replies)
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -219,6 +229,9 @@ enum rmem_a_dev {
 	RMEM_A_DEV_STATS,
 	RMEM_A_DEV_PAD,
 	RMEM_A_DEV_POLL_QPS,
+	RMEM_A_DEV_KEEPALIVE_MS,
+	RMEM_A_DEV_LOSS_TIMEOUT_MS,
+	RMEM_A_DEV_RECONNECTS,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem client role: the connection to a server.
+ *
+ * The client's rdma_cm handler, queue pair and CQ creation, the connect
+ * requests (RMEM_WIRE_NEW, _JOIN, _RECONNECT, _LEAVE) and their refusals,
+ * READY and the chunk table, and tearing queue pairs down.  client.c uses
+ * these to attach and detach, recovery.c to reconnect.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/algapi.h>
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "client.h"
+
+#define RMEM_READY_TIMEOUT	(60 * HZ)
+/* Waiting for READY on a reconnect: the server sends it at once. */
+#define RMEM_REREADY_TIMEOUT	(10 * HZ)
+/* The server holds a lost session this long beyond our loss timeout. */
+#define RMEM_HOLD_SLACK_MS	10000
+
+static void rmem_queue_cm_fail(struct rmem_queue *queue, int err,
+			       const char *msg)
+{
+	queue->cm_error = err;
+	queue->cm_msg = msg;
+	complete(&queue->cm_done);
+}
+
+/**
+ * rmem_ctl_done() - completion of a control work request on queue pair 0
+ * @cq: the CQ
+ * @wc: READY receive or chunk table READ
+ */
+void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_dev *dev = container_of(wc->wr_cqe, struct rmem_dev,
+					    ctl_cqe);
+
+	dev->ctl_status = wc->status;
+	complete(&dev->ctl_done);
+}
+
+/* First route resolved: the RDMA device is known; fix limits and the PD. */
+static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
+{
+	const struct ib_device_attr *a = &ibdev->attrs;
+	unsigned int qd, max_qd, max_qps;
+
+	/* rdma_cm ids alone do not keep the device: PD, CQs, DMA do */
+	if (!ib_device_try_get(ibdev))
+		return -ENODEV;
+	dev->ibdev = ibdev;
+	dev->max_sge = min3(a->max_send_sge, a->max_sge_rd, RMEM_MAX_SGE);
+	if (dev->max_sge < 1)
+		return -EOPNOTSUPP;
+	/* send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3 */
+	max_qd = min((a->max_qp_wr - 2) / (RMEM_WRS_PER_RQ + 1),
+		     (a->max_cqe - 5) / (RMEM_WRS_PER_RQ + 1));
+	qd = min(dev->cfg.queue_depth, max_qd);
+	if (qd != dev->cfg.queue_depth)
+		pr_info("%s: queue depth %u capped to %u by the device\n",
+			dev->name, dev->cfg.queue_depth, qd);
+	dev->cfg.queue_depth = qd;
+	if (!dev->cfg.nr_qps)
+		dev->cfg.nr_qps = clamp_t(unsigned int, num_online_cpus(), 1,
+					  ibdev->num_comp_vectors);
+	/* blk-mq never makes more hardware queues than CPU ids */
+	max_qps = min_t(unsigned int, min_t(unsigned int, a->max_qp, nr_cpu_ids),
+			RMEM_MAX_DEV_QPS);
+	if (dev->cfg.nr_qps > max_qps) {
+		pr_info("%s: %u queue pairs capped to %u (CPUs, device limit)\n",
+			dev->name, dev->cfg.nr_qps, max_qps);
+		dev->cfg.nr_qps = max_qps;
+	}
+	/* polled queue pairs come on top, within the same limits */
+	max_qps = min_t(unsigned int, nr_cpu_ids,
+			min_t(unsigned int, a->max_qp, RMEM_MAX_DEV_QPS) -
+			dev->cfg.nr_qps);
+	if (dev->cfg.nr_poll_qps > max_qps) {
+		pr_info("%s: %u polled queue pairs capped to %u (CPUs, device limit)\n",
+			dev->name, dev->cfg.nr_poll_qps, max_qps);
+		dev->cfg.nr_poll_qps = max_qps;
+	}
+	dev->nr_poll = dev->cfg.nr_poll_qps;
+	dev->nr_queues = dev->cfg.nr_qps + dev->nr_poll;
+
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		int ret = PTR_ERR(dev->pd);
+
+		dev->pd = NULL;
+		return ret;
+	}
+	dev->ready_dma = ib_dma_map_single(ibdev, dev->ready, sizeof(*dev->ready),
+					   DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dev->ready_dma)) {
+		dev->ready_dma = 0;
+		return -EIO;
+	}
+	dev->zero_dma = ib_dma_map_single(ibdev, dev->zero, RMEM_ZERO_BUF,
+					  DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dev->zero_dma)) {
+		dev->zero_dma = 0;
+		return -EIO;
+	}
+	return 0;
+}
+
+static int rmem_queue_create_qp(struct rmem_queue *queue)
+{
+	struct rmem_dev *dev = queue->dev;
+	struct ib_device *ibdev = queue->cm_id->device;
+	struct ib_qp_init_attr attr = {};
+	unsigned int nwr;
+	int ret;
+
+	if (!dev->ibdev) {
+		ret = rmem_dev_setup_ib(dev, ibdev);
+		if (ret)
+			return ret;
+	} else if (dev->ibdev != ibdev) {
+		return -EXDEV;
+	}
+	/* only now: the first queue pair capped the queue depth */
+	nwr = rmem_blk_send_wrs(dev->cfg.queue_depth);
+	/* room for the drain work requests of ib_drain_qp() */
+	queue->poll = queue->index >= dev->nr_queues - dev->nr_poll;
+	queue->cq = ib_alloc_cq(ibdev, queue, nwr + 4,
+				queue->index % ibdev->num_comp_vectors,
+				queue->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
+	if (IS_ERR(queue->cq)) {
+		ret = PTR_ERR(queue->cq);
+		queue->cq = NULL;
+		return ret;
+	}
+	if (queue->poll)
+		rcu_assign_pointer(queue->poll_cq, queue->cq);
+	attr.event_handler = NULL;
+	attr.send_cq = queue->cq;
+	attr.recv_cq = queue->cq;
+	attr.qp_type = IB_QPT_RC;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.cap.max_send_wr = nwr + 1;
+	attr.cap.max_recv_wr = 2;
+	attr.cap.max_send_sge = dev->max_sge;
+	attr.cap.max_recv_sge = 1;
+	return rdma_create_qp(queue->cm_id, dev->pd, &attr);
+}
+
+static int rmem_queue_post_ready_recv(struct rmem_queue *queue)
+{
+	struct rmem_dev *dev = queue->dev;
+	struct ib_recv_wr wr = {};
+	struct ib_sge sge;
+
+	sge.addr = dev->ready_dma;
+	sge.length = sizeof(*dev->ready);
+	sge.lkey = dev->pd->local_dma_lkey;
+	wr.wr_cqe = &dev->ctl_cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ib_post_recv(queue->cm_id->qp, &wr, NULL);
+}
+
+static int rmem_queue_connect_locked(struct rmem_queue *queue)
+{
+	struct rmem_dev *dev = queue->dev;
+	const struct ib_device_attr *a = &queue->cm_id->device->attrs;
+	struct rmem_wire_connect req = {
+		.magic = cpu_to_le32(RMEM_WIRE_MAGIC),
+		.version = cpu_to_le16(RMEM_WIRE_VERSION),
+		.qp_index = cpu_to_le16(queue->index),
+	};
+	struct rdma_conn_param p = {};
+	int ret;
+
+	if (queue->leave) {
+		/* no queue pair: the server answers with a reject */
+		req.op = RMEM_WIRE_LEAVE;
+		memcpy(req.join.token, dev->token, sizeof(req.join.token));
+		p.private_data = &req;
+		p.private_data_len = sizeof(req);
+		return rdma_connect_locked(queue->cm_id, &p);
+	}
+	/* the first queue pair fixes nr_queues from the device's limits */
+	ret = rmem_queue_create_qp(queue);
+	if (ret)
+		return ret;
+	req.nr_qps = cpu_to_le16(dev->nr_queues);
+	if (queue->index == 0 && dev->has_session) {
+		req.op = RMEM_WIRE_RECONNECT;
+		memcpy(req.join.token, dev->token, sizeof(req.join.token));
+		ret = rmem_queue_post_ready_recv(queue);
+		if (ret)
+			return ret;
+	} else if (queue->index == 0) {
+		req.op = RMEM_WIRE_NEW;
+		req.new.size = cpu_to_le64(dev->cfg.size);
+		strscpy(req.new.volume, dev->cfg.volume, sizeof(req.new.volume));
+		if (dev->cfg.loss_timeout_ms)
+			req.new.hold_ms = cpu_to_le32(dev->cfg.loss_timeout_ms +
+						      RMEM_HOLD_SLACK_MS);
+		ret = rmem_queue_post_ready_recv(queue);
+		if (ret)
+			return ret;
+	} else {
+		req.op = RMEM_WIRE_JOIN;
+		memcpy(req.join.token, dev->token, sizeof(req.join.token));
+	}
+	p.private_data = &req;
+	p.private_data_len = sizeof(req);
+	p.initiator_depth = min_t(u32, a->max_qp_init_rd_atom, 16);
+	p.responder_resources = 0;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	return rdma_connect_locked(queue->cm_id, &p);
+}
+
+static void rmem_queue_rejected(struct rmem_queue *queue,
+				struct rdma_cm_event *ev)
+{
+	static const struct {
+		int err;
+		const char *msg;
+	} why[] = {
+		[RMEM_WIRE_EVERSION] = { -EPROTONOSUPPORT,
+			"server speaks another rmem protocol version" },
+		[RMEM_WIRE_EINVAL] = { -EINVAL,
+			"server refused the request as malformed" },
+		[RMEM_WIRE_EACCES] = { -EACCES,
+			"server does not allow this client's address" },
+		[RMEM_WIRE_ENOSPC] = { -ENOSPC,
+			"not enough free memory in the server's pool" },
+		[RMEM_WIRE_EBUSY] = { -EBUSY,
+			"volume is attached by another client" },
+		[RMEM_WIRE_ESIZE] = { -EINVAL,
+			"volume exists on the server with a different size" },
+		[RMEM_WIRE_ENOSESSION] = { -ECONNRESET,
+			"server does not know the session any more" },
+		[RMEM_WIRE_ENOMEM] = { -ENOMEM,
+			"server is out of memory or resources" },
+		[RMEM_WIRE_EREG] = { -EIO,
+			"server could not register memory" },
+		[RMEM_WIRE_EAGAIN] = { -EAGAIN,
+			"server still tears the old connection down" },
+	};
+	const struct rmem_wire_reject *rej;
+	u8 len = 0;
+	unsigned int st;
+
+	rej = rdma_consumer_reject_data(queue->cm_id, ev, &len);
+	if (!rej || len < sizeof(*rej) ||
+	    le32_to_cpu(rej->magic) != RMEM_WIRE_MAGIC) {
+		rmem_queue_cm_fail(queue, -ECONNREFUSED,
+				   "connection refused: no rmem server at that address and port");
+		return;
+	}
+	st = le16_to_cpu(rej->status);
+	if (le16_to_cpu(rej->version) != RMEM_WIRE_VERSION)
+		st = RMEM_WIRE_EVERSION;
+	if (st >= ARRAY_SIZE(why) || !why[st].msg)
+		rmem_queue_cm_fail(queue, -ECONNREFUSED,
+				   "server refused the connection");
+	else
+		rmem_queue_cm_fail(queue, why[st].err, why[st].msg);
+}
+
+static int rmem_client_cm_handler(struct rdma_cm_id *id,
+				  struct rdma_cm_event *ev)
+{
+	struct rmem_queue *queue = id->context;
+	int ret;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rmem_ack_timeout ? rdma_set_ack_timeout(id, rmem_ack_timeout) : 0;
+		if (!ret)
+			ret = rdma_resolve_route(id, rmem_connect_timeout_ms);
+		if (ret)
+			rmem_queue_cm_fail(queue, ret, "route resolution failed");
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		/* a connect that timed out may be torn down already */
+		ret = queue->closing ? -ECANCELED :
+		      rmem_queue_connect_locked(queue);
+		if (ret)
+			rmem_queue_cm_fail(queue, ret,
+					   "cannot set up the queue pair on the RDMA device");
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		WRITE_ONCE(queue->connected, true);
+		rmem_queue_cm_fail(queue, 0, NULL);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		rmem_queue_rejected(queue, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		rmem_queue_cm_fail(queue, -EHOSTUNREACH,
+				   "peer address unreachable (no RDMA route or no ARP answer)");
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		rmem_queue_cm_fail(queue, -ENETUNREACH, "no route to the peer");
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		rmem_queue_cm_fail(queue, -EHOSTUNREACH,
+				   "no answer from the peer to the connect request");
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		if (READ_ONCE(queue->connected)) {
+			WRITE_ONCE(queue->connected, false);
+			rmem_dev_fail(queue->dev);
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/**
+ * rmem_reject_attr() - which request attribute a server's refusal is about
+ * @err: errno of the refusal
+ *
+ * Return: an RMEM_A_DEV_* attribute, or 0.
+ */
+int rmem_reject_attr(int err)
+{
+	switch (err) {
+	case -ENOSPC:
+		return RMEM_A_DEV_SIZE;
+	case -EBUSY:
+	case -EINVAL:
+		return RMEM_A_DEV_VOLUME;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * rmem_queue_connect() - connect one queue pair (or send LEAVE)
+ * @queue: the queue; its index picks NEW/RECONNECT (0) or JOIN
+ * @extack: error reporting, may be NULL
+ *
+ * Return: 0 once established, or a negative errno with a message.  The
+ * rdma_cm id stays in @queue either way: rmem_dev_destroy_queues() ends it.
+ */
+int rmem_queue_connect(struct rmem_queue *queue,
+		       struct netlink_ext_ack *extack)
+{
+	struct rmem_dev *dev = queue->dev;
+	struct rdma_cm_id *id;
+	int ret;
+
+	init_completion(&queue->cm_done);
+	queue->cm_error = -ETIMEDOUT;
+	queue->cm_msg = "timed out connecting to the peer";
+	id = rdma_create_id(&init_net, rmem_client_cm_handler, queue,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		NL_SET_ERR_MSG(extack, "cannot create an rdma_cm id");
+		return PTR_ERR(id);
+	}
+	queue->cm_id = id;
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&dev->cfg.peer,
+				rmem_connect_timeout_ms);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot resolve the peer address");
+		return ret;
+	}
+	if (!wait_for_completion_timeout(&queue->cm_done,
+					 msecs_to_jiffies(3 * rmem_connect_timeout_ms)))
+		queue->cm_error = -ETIMEDOUT;
+	if (queue->cm_error)
+		rmem_set_err_msg(extack, queue->cm_msg);
+	return queue->cm_error;
+}
+
+/**
+ * rmem_dev_ready() - wait for READY on queue pair 0 and check it
+ * @dev: the device
+ * @extack: error reporting, may be NULL
+ *
+ * On a reconnect READY must describe the very session we had: same token,
+ * pool and generation.
+ *
+ * Return: 0, -ESTALE for another session, or another negative errno.
+ */
+int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
+{
+	const struct rmem_wire_ready *r = dev->ready;
+	u64 chunk_size, size;
+	u32 nr;
+
+	if (!wait_for_completion_timeout(&dev->ctl_done, dev->has_session ?
+					 RMEM_REREADY_TIMEOUT :
+					 RMEM_READY_TIMEOUT)) {
+		NL_SET_ERR_MSG(extack, "server did not complete the session setup in time");
+		return -ETIMEDOUT;
+	}
+	if (dev->ctl_status != IB_WC_SUCCESS) {
+		NL_SET_ERR_MSG(extack, "connection failed during session setup");
+		return -ECONNRESET;
+	}
+	ib_dma_sync_single_for_cpu(dev->ibdev, dev->ready_dma, sizeof(*r),
+				   DMA_FROM_DEVICE);
+	if (le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
+	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION) {
+		NL_SET_ERR_MSG(extack,
+			       "server sent a session description in another protocol version");
+		return -EPROTO;
+	}
+	if (le16_to_cpu(r->status) == RMEM_WIRE_EREG) {
+		NL_SET_ERR_MSG(extack, "server could not register memory");
+		return -EIO;
+	}
+	if (le16_to_cpu(r->status) != RMEM_WIRE_OK) {
+		NL_SET_ERR_MSG(extack, "server failed the session setup");
+		return -EIO;
+	}
+	chunk_size = le64_to_cpu(r->chunk_size);
+	size = le64_to_cpu(r->size);
+	nr = le32_to_cpu(r->nr_chunks);
+	if (!is_power_of_2(chunk_size) || chunk_size < PAGE_SIZE ||
+	    size != dev->cfg.size || !nr ||
+	    (u64)nr * chunk_size < size ||
+	    (u64)nr * chunk_size - size >= chunk_size ||
+	    le32_to_cpu(r->table_len) != nr * sizeof(struct rmem_wire_chunk)) {
+		NL_SET_ERR_MSG(extack, "server sent an inconsistent session description");
+		return -EPROTO;
+	}
+	if (dev->has_session) {
+		if (crypto_memneq(dev->token, r->token, sizeof(dev->token)) ||
+		    memcmp(dev->server_id, r->pool_id, sizeof(dev->server_id)) ||
+		    dev->generation != le64_to_cpu(r->generation) ||
+		    dev->chunk_size != chunk_size || dev->nr_chunks != nr)
+			return -ESTALE;
+		return 0;
+	}
+	memcpy(dev->token, r->token, sizeof(dev->token));
+	memcpy(dev->server_id, r->pool_id, sizeof(dev->server_id));
+	dev->generation = le64_to_cpu(r->generation);
+	dev->chunk_size = chunk_size;
+	dev->chunk_shift = ilog2(chunk_size);
+	dev->nr_chunks = nr;
+	return 0;
+}
+
+/**
+ * rmem_dev_read_table() - read the chunk table with RDMA READ on QP 0
+ * @dev: the device, after rmem_dev_ready()
+ * @extack: error reporting
+ *
+ * Return: 0 or a negative errno.
+ */
+int rmem_dev_read_table(struct rmem_dev *dev,
+			struct netlink_ext_ack *extack)
+{
+	const struct rmem_wire_ready *r = dev->ready;
+	struct ib_qp *qp = dev->queues[0].cm_id->qp;
+	u64 taddr = le64_to_cpu(r->table_addr);
+	u32 trkey = le32_to_cpu(r->table_rkey);
+	u32 tlen = le32_to_cpu(r->table_len), off;
+	struct rmem_wire_chunk *buf;
+	u64 dma;
+	int ret = 0;
+
+	dev->chunks = kvcalloc(dev->nr_chunks, sizeof(*dev->chunks), GFP_KERNEL);
+	/* freed with the device: a READ may be in flight after a timeout */
+	dev->table_buf = (void *)__get_free_page(GFP_KERNEL);
+	buf = dev->table_buf;
+	if (!dev->chunks || !buf) {
+		NL_SET_ERR_MSG(extack, "out of memory reading the chunk table");
+		return -ENOMEM;
+	}
+	dma = ib_dma_map_single(dev->ibdev, buf, PAGE_SIZE, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev->ibdev, dma)) {
+		NL_SET_ERR_MSG(extack, "cannot DMA-map the chunk table buffer");
+		return -EIO;
+	}
+	for (off = 0; off < tlen; off += PAGE_SIZE) {
+		u32 len = min_t(u32, tlen - off, PAGE_SIZE);
+		struct ib_sge sge = {
+			.addr = dma, .length = len, .lkey = dev->pd->local_dma_lkey,
+		};
+		struct ib_rdma_wr wr = {
+			.wr.opcode = IB_WR_RDMA_READ,
+			.wr.send_flags = IB_SEND_SIGNALED,
+			.wr.wr_cqe = &dev->ctl_cqe,
+			.wr.sg_list = &sge,
+			.wr.num_sge = 1,
+			.remote_addr = taddr + off,
+			.rkey = trkey,
+		};
+		unsigned int i, first = off / sizeof(*buf);
+
+		reinit_completion(&dev->ctl_done);
+		ret = ib_post_send(qp, &wr.wr, NULL);
+		if (ret)
+			break;
+		if (!wait_for_completion_timeout(&dev->ctl_done,
+						 RMEM_READY_TIMEOUT) ||
+		    dev->ctl_status != IB_WC_SUCCESS) {
+			ret = -EIO;
+			break;
+		}
+		ib_dma_sync_single_for_cpu(dev->ibdev, dma, len,
+					   DMA_FROM_DEVICE);
+		for (i = 0; i < len / sizeof(*buf); i++) {
+			dev->chunks[first + i].addr = le64_to_cpu(buf[i].addr);
+			dev->chunks[first + i].rkey = le32_to_cpu(buf[i].rkey);
+		}
+	}
+	if (ret) {
+		/* leave the mapping: a READ may still land; rmem_dev_free() drains */
+		pr_err("%s: reading the chunk table failed: %d (%s)\n", dev->name,
+		       ret, ib_wc_status_msg(dev->ctl_status));
+		NL_SET_ERR_MSG(extack, "cannot read the server's chunk table");
+		return ret;
+	}
+	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	return 0;
+}
+
+/**
+ * rmem_dev_disconnect() - disconnect every queue pair
+ * @dev: the device
+ *
+ * Outstanding work requests are flushed.
+ */
+void rmem_dev_disconnect(struct rmem_dev *dev)
+{
+	unsigned int i;
+
+	if (!dev->queues)
+		return;
+	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
+		struct rmem_queue *queue = &dev->queues[i];
+
+		if (!queue->cm_id)
+			continue;
+		WRITE_ONCE(queue->connected, false);
+		rdma_disconnect(queue->cm_id);
+	}
+}
+
+/**
+ * rmem_dev_destroy_queues() - tear every queue pair down
+ * @dev: the device
+ *
+ * Disconnects, drains (flushed requests complete with an error status),
+ * destroys QPs, CQs and rdma_cm ids.  The PD and DMA mappings stay.
+ */
+void rmem_dev_destroy_queues(struct rmem_dev *dev)
+{
+	unsigned int i;
+
+	bool polled = false;
+
+	if (!dev->queues)
+		return;
+	rmem_dev_disconnect(dev);
+	/* pollers (rmem_poll(), timeouts) run unsynchronised: retire the CQs */
+	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
+		if (rcu_access_pointer(dev->queues[i].poll_cq)) {
+			RCU_INIT_POINTER(dev->queues[i].poll_cq, NULL);
+			polled = true;
+		}
+	}
+	if (polled)
+		synchronize_rcu();
+	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
+		struct rmem_queue *queue = &dev->queues[i];
+
+		if (!queue->cm_id)
+			continue;
+		/* after this no handler creates a QP: whether one exists is final */
+		rdma_lock_handler(queue->cm_id);
+		queue->closing = true;
+		rdma_unlock_handler(queue->cm_id);
+		if (queue->cm_id->qp) {
+			ib_drain_qp(queue->cm_id->qp);
+			rdma_destroy_qp(queue->cm_id);
+		}
+		rdma_destroy_id(queue->cm_id);
+		queue->cm_id = NULL;
+		if (queue->cq)
+			ib_free_cq(queue->cq);
+		queue->cq = NULL;
+	}
+}
+
+/**
+ * rmem_dev_leave() - tell the server the session is over
+ * @dev: the device, detaching
+ *
+ * RMEM_WIRE_LEAVE has the server free the memory now instead of holding
+ * it for a reconnect.  Best effort: a server that does not answer releases
+ * it when the hold time is over.
+ */
+void rmem_dev_leave(struct rmem_dev *dev)
+{
+	struct rmem_queue q = { .dev = dev, .leave = true };
+
+	rmem_queue_connect(&q, NULL);
+	if (q.cm_id)
+		rdma_destroy_id(q.cm_id);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem client role: failure detection and reconnect.
+ *
+ * A live device probes queue pair 0 with a zero-length RDMA WRITE every
+ * keepalive_ms.  When the connection breaks (a failed probe or I/O, a
+ * disconnect, a request timeout), the device quiesces its queue, tears its
+ * queue pairs down (outstanding requests are requeued, not failed) and
+ * reconnects with RMEM_WIRE_RECONNECT, with backoff, until loss_timeout_ms.
+ * The server must still hold the same session (same pool identity and
+ * generation): otherwise, or once the time is over, the device is dead and
+ * every request fails.  Memory that is gone never reads as zeros.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <rdma/ib_verbs.h>
+
+#include "client.h"
+
+/* Reconnect backoff: first retry, longest wait between attempts. */
+#define RMEM_RECONNECT_MIN	(HZ / 4)
+#define RMEM_RECONNECT_MAX	(5 * HZ)
+
+static void rmem_dev_fail_work(struct work_struct *work)
+{
+	struct rmem_dev *dev = container_of(work, struct rmem_dev, fail_work);
+	unsigned int i;
+
+	if (dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered)) {
+		if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE,
+			    RMEM_DEV_STATE_RECONNECTING) != RMEM_DEV_STATE_LIVE)
+			return;
+		dev->lost_at = jiffies;
+		dev->attempts = 0;
+		pr_warn("%s: lost the connection to %pISpc; reconnecting, I/O waits up to %u ms\n",
+			dev->name, &dev->cfg.peer, dev->cfg.loss_timeout_ms);
+		queue_delayed_work(rmem_wq, &dev->reconnect_work, 0);
+		rmem_nl_notify_dev(dev);
+		return;
+	}
+	/* only from live: never undo a dev del's "deleting" */
+	if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE, RMEM_DEV_STATE_DEAD) !=
+	    RMEM_DEV_STATE_LIVE)
+		return;
+	/* fail outstanding I/O first; the announcement allocates */
+	for (i = 0; i < dev->nr_queues; i++)
+		if (dev->queues[i].cm_id)
+			rdma_disconnect(dev->queues[i].cm_id);
+	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
+	       dev->name, &dev->cfg.peer);
+	rmem_nl_notify_dev(dev);
+}
+
+static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_dev *dev = container_of(wc->wr_cqe, struct rmem_dev,
+					    ka_cqe);
+
+	WRITE_ONCE(dev->ka_pending, false);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("%s: connection probe failed: %s\n",
+					    dev->name,
+					    ib_wc_status_msg(wc->status));
+		rmem_dev_fail(dev);
+	}
+}
+
+/*
+ * A zero-length RDMA WRITE needs no memory key and no CPU at the server;
+ * the acknowledgment of its NIC proves the path.  When the server or the
+ * link is gone, the RC retries fail it (ack_timeout, retry count 7).
+ */
+static void rmem_dev_ka_work(struct work_struct *work)
+{
+	struct rmem_dev *dev = container_of(to_delayed_work(work),
+					    struct rmem_dev, ka_work);
+	struct rmem_queue *queue = &dev->queues[0];
+	struct ib_rdma_wr wr = {};
+
+	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE)
+		return;
+	if (!READ_ONCE(dev->ka_pending) && READ_ONCE(queue->connected)) {
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		wr.wr.wr_cqe = &dev->ka_cqe;
+		WRITE_ONCE(dev->ka_pending, true);
+		if (ib_post_send(queue->cm_id->qp, &wr.wr, NULL))
+			WRITE_ONCE(dev->ka_pending, false);
+	}
+	queue_delayed_work(rmem_wq, &dev->ka_work,
+			   msecs_to_jiffies(dev->cfg.keepalive_ms));
+}
+
+/**
+ * rmem_dev_start_ka() - start probing the connection
+ * @dev: a live device
+ */
+void rmem_dev_start_ka(struct rmem_dev *dev)
+{
+	dev->ka_pending = false;
+	if (dev->cfg.keepalive_ms)
+		queue_delayed_work(rmem_wq, &dev->ka_work,
+				   msecs_to_jiffies(dev->cfg.keepalive_ms));
+}
+
+/**
+ * rmem_dev_fail() - the connection broke: reconnect, or go dead
+ * @dev: the device
+ *
+ * Context: any; the work runs on rmem_wq.
+ */
+void rmem_dev_fail(struct rmem_dev *dev)
+{
+	if (READ_ONCE(dev->state) == RMEM_DEV_STATE_LIVE)
+		queue_work(rmem_wq, &dev->fail_work);
+}
+
+/**
+ * rmem_dev_resume_io() - let requests held for a reconnect go
+ * @dev: the device: live again (they go out), or dead or deleting (they fail)
+ */
+void rmem_dev_resume_io(struct rmem_dev *dev)
+{
+	if (!dev->quiesced)
+		return;
+	dev->quiesced = false;
+	blk_mq_unquiesce_queue(dev->disk->queue);
+	blk_mq_kick_requeue_list(dev->disk->queue);
+}
+
+/* One attempt: queue pair 0 with RECONNECT, READY, then the others. */
+static int rmem_dev_reconnect_once(struct rmem_dev *dev)
+{
+	unsigned int i;
+	int ret;
+
+	reinit_completion(&dev->ctl_done);
+	for (i = 0; i < dev->nr_queues; i++) {
+		struct rmem_queue *queue = &dev->queues[i];
+
+		queue->closing = false;
+		ret = rmem_queue_connect(queue, NULL);
+		if (ret)
+			return ret;
+		if (i == 0) {
+			ret = rmem_dev_ready(dev, NULL);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* A reconnect refusal that no retry can cure: the memory is gone. */
+static const char *rmem_reconnect_fatal(int err)
+{
+	switch (err) {
+	case -ESTALE:
+		return "the server's memory is another one now (new pool or generation)";
+	case -ECONNRESET:
+		return "the server does not know the session any more";
+	case -EPROTONOSUPPORT:
+	case -EPROTO:
+		return "the server speaks another protocol now";
+	case -EACCES:
+		return "the server no longer allows this client's address";
+	case -EINVAL:
+		return "the server refused the reconnect as malformed";
+	default:
+		return NULL;
+	}
+}
+
+static void rmem_dev_reconnect_work(struct work_struct *work)
+{
+	struct rmem_dev *dev = container_of(to_delayed_work(work),
+					    struct rmem_dev, reconnect_work);
+	unsigned long deadline = dev->lost_at +
+				 msecs_to_jiffies(dev->cfg.loss_timeout_ms);
+	const char *why;
+	unsigned long delay;
+	int ret;
+
+	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING)
+		return;
+	if (!dev->quiesced) {
+		/* hold new I/O; what was posted is flushed and requeued */
+		blk_mq_quiesce_queue(dev->disk->queue);
+		dev->quiesced = true;
+		cancel_delayed_work_sync(&dev->ka_work);
+		rmem_dev_destroy_queues(dev);
+	}
+	dev->attempts++;
+	ret = rmem_dev_reconnect_once(dev);
+	if (!ret) {
+		if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
+			    RMEM_DEV_STATE_LIVE) != RMEM_DEV_STATE_RECONNECTING)
+			return;
+		WRITE_ONCE(dev->reconnects, dev->reconnects + 1);
+		rmem_dev_start_ka(dev);
+		rmem_dev_resume_io(dev);
+		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts)\n",
+			dev->name, &dev->cfg.peer,
+			jiffies_to_msecs(jiffies - dev->lost_at), dev->attempts);
+		rmem_nl_notify_dev(dev);
+		return;
+	}
+	rmem_dev_destroy_queues(dev);
+	why = rmem_reconnect_fatal(ret);
+	if (!why && time_before(jiffies, deadline)) {
+		delay = min_t(unsigned long, RMEM_RECONNECT_MAX,
+			      RMEM_RECONNECT_MIN << min(dev->attempts - 1, 5U));
+		delay = min(delay, deadline - jiffies);
+		queue_delayed_work(rmem_wq, &dev->reconnect_work, delay);
+		return;
+	}
+	if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
+		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
+		return;
+	pr_err("%s: %s; the device is dead, I/O fails\n", dev->name,
+	       why ?: "no reconnect within the loss timeout");
+	rmem_dev_resume_io(dev);
+	rmem_nl_notify_dev(dev);
+}
+
+/**
+ * rmem_dev_recovery_init() - set up failure handling of a new device
+ * @dev: the device
+ */
+void rmem_dev_recovery_init(struct rmem_dev *dev)
+{
+	INIT_WORK(&dev->fail_work, rmem_dev_fail_work);
+	INIT_DELAYED_WORK(&dev->reconnect_work, rmem_dev_reconnect_work);
+	INIT_DELAYED_WORK(&dev->ka_work, rmem_dev_ka_work);
+	dev->ka_cqe.done = rmem_dev_ka_done;
+}
+
+/**
+ * rmem_dev_recovery_stop() - stop failure handling, probes and reconnects
+ * @dev: the device, no longer live or reconnecting (deleting, or freed)
+ *
+ * Waits for a running reconnect attempt to end.
+ */
+void rmem_dev_recovery_stop(struct rmem_dev *dev)
+{
+	cancel_work_sync(&dev->fail_work);
+	cancel_delayed_work_sync(&dev->reconnect_work);
+	cancel_delayed_work_sync(&dev->ka_work);
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Failure detection and reconnect (two VMs; faults injected on the wire):
+#
+#  A. the client's link drops for 3 s while fio writes and verifies: the
+#     device goes "reconnecting", then "live" again; fio sees no error and
+#     every block verifies; both transitions are announced as events;
+#  B. the link stays down beyond the loss timeout: the device goes dead,
+#     reads fail with EIO (never zeros), it stays dead when the link comes
+#     back, and the server frees the memory once its hold time is over;
+#  C. the server loses the session (server del + add: a new pool): the
+#     client's reconnect is refused and the device is dead at once;
+#  D. dev del of a reconnecting device returns promptly and fails its I/O.
+#
+# Times from fault to detection, recovery and death are printed.
+source "$(dirname "$0")/../lib.sh"
+
+lab_start two || exit 1
+S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
+
+# wait_state DEV STATE TIMEOUT: poll dev show until DEV is in STATE; print
+# the seconds it took; fail after TIMEOUT seconds.
+wait_state()
+{
+	lab_exec -t $(($3 + 30)) "$C" "t0=\$(date +%s%N); while [ \$((\$(date +%s%N) - t0)) -lt $3000000000 ]; do
+		s=\$($R -j dev show $1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"state\"])')
+		if [ \"\$s\" = $2 ]; then echo \$(( (\$(date +%s%N) - t0) / 1000000 )); exit 0; fi
+		sleep 0.2
+	done; echo \"state \$s, not $2\"; exit 1"
+}
+
+# read_fails DEV: a direct read of DEV fails (EIO), it does not return data.
+read_fails() { vm "$C" "! dd if=/dev/$1 of=/dev/null bs=4k count=1 iflag=direct 2>/tmp/dd.err; grep -q 'Input/output error' /tmp/dd.err"; }
+
+rmem_load "$S" || exit 1
+rmem_load "$C" || exit 1
+check "server" vm "$S" "$R server add name s0 listen $A size 96M > /dev/null"
+vm "$C" "($R -j monitor > /tmp/monitor.log 2>&1 &)"
+
+echo "# A: transient link loss under fio verify"
+check "attach with keepalive 500ms loss-timeout 20s" vm -t 120 "$C" \
+	"$R dev add peer $A size 64M keepalive 500ms loss-timeout 20s"
+expect_eq "dev show reports the timeouts" "500 20000" json "$C" \
+	"(j[0]['keepalive_ms'], j[0]['loss_timeout_ms'])" dev show
+vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=48M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
+sleep 4
+lab_link "$C" off
+T=$(wait_state rmem0 reconnecting 20) && echo "# ok: loss detected after $T ms" ||
+	{ echo "# FAIL: loss not detected: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+sleep 3
+lab_link "$C" on
+T=$(wait_state rmem0 live 40) && echo "# ok: live again $T ms after the link came back" ||
+	{ echo "# FAIL: no reconnect: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "fio finished: no error, every block verified" vm -t 600 "$C" \
+	"while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=|WRITE:|READ:' /tmp/fio.out; [ \$(cat /tmp/fio.rc) = 0 ] && grep -q 'READ: .*io=48.0MiB' /tmp/fio.out"
+expect_eq "one reconnect, no I/O error counted" "1 0" json "$C" \
+	"(j[0]['reconnects'], j[0]['stats']['errors'])" dev show
+check "events: reconnecting, then live" vm "$C" \
+	"grep -o '\"state\": *\"[a-z]*\"' /tmp/monitor.log | tr -d ' \"' | tr '\n' ' ' | grep -q 'state:reconnecting state:live'"
+check "kernel log: reconnected after N ms" vm "$C" "dmesg | grep -E 'rmem0: reconnected to .* after [0-9]+ ms'"
+check "detach" vm -t 60 "$C" "$R dev del rmem0"
+expect_eq "detach released the memory on the server at once" "0" json "$S" "j[0]['used']" server show
+
+echo "# B: loss beyond the loss timeout"
+check "attach with loss-timeout 4s" vm -t 120 "$C" \
+	"$R dev add peer $A size 16M keepalive 500ms loss-timeout 4s > /dev/null && python3 -c 'import sys; sys.stdout.buffer.write(bytes([0xaa]) * 65536)' | dd of=/dev/rmem0 bs=64k oflag=direct status=none"
+lab_link "$C" off
+T=$(wait_state rmem0 dead 40) && echo "# ok: dead $T ms after the link went down" ||
+	{ echo "# FAIL: not dead: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "a read fails with EIO (no zeros, no stale data)" read_fails rmem0
+lab_link "$C" on
+sleep 3
+expect_eq "still dead after the link came back" "dead" json "$C" "j[0]['state']" dev show
+check "a read still fails" read_fails rmem0
+check "the server frees the memory when its hold time is over" vm -t 90 "$S" \
+	"for i in \$(seq 60); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 1; done; exit 1"
+check "dev del of the dead device" vm -t 30 "$C" "$R dev del rmem0"
+
+echo "# C: the server lost the session"
+check "attach with loss-timeout 30s" vm -t 120 "$C" "$R dev add peer $A size 16M loss-timeout 30s > /dev/null"
+check "server del + add: a new pool, the session is gone" vm -t 60 "$S" \
+	"$R server del s0 && $R server add name s0 listen $A size 96M > /dev/null"
+T=$(wait_state rmem0 dead 40) && echo "# ok: dead $T ms after the server lost the session" ||
+	{ echo "# FAIL: not dead: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "kernel log says why" vm "$C" "dmesg | grep -q 'rmem0: the server does not know the session any more'"
+check "a read fails with EIO (not the new pool's zeros)" read_fails rmem0
+check "dev del" vm -t 30 "$C" "$R dev del rmem0"
+
+echo "# D: dev del while reconnecting"
+check "attach with loss-timeout 60s" vm -t 120 "$C" "$R dev add peer $A size 16M loss-timeout 60s > /dev/null"
+lab_link "$C" off
+T=$(wait_state rmem0 reconnecting 20) && echo "# ok: reconnecting after $T ms" ||
+	{ echo "# FAIL: not reconnecting: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+vm "$C" "(dd if=/dev/rmem0 of=/dev/null bs=4k count=1 iflag=direct 2> /tmp/dd2.err; echo \$? > /tmp/dd2.rc) > /dev/null 2>&1 &"
+T=$(lab_exec -t 60 "$C" "t0=\$(date +%s%N); $R dev del rmem0 && echo \$(( (\$(date +%s%N) - t0) / 1000000 ))") &&
+	echo "# ok: dev del returned after $T ms" ||
+	{ echo "# FAIL: dev del: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "the held read failed" vm -t 30 "$C" \
+	"for i in \$(seq 20); do [ -e /tmp/dd2.rc ] && break; sleep 1; done; [ \"\$(cat /tmp/dd2.rc)\" != 0 ]"
+lab_link "$C" on
+check "cleanup" vm -t 60 "$S" "$R server del s0 && rmmod rmem"
+check "client module unloads" vm -t 60 "$C" "rmmod rmem"
+test_done
