@@ -156,6 +156,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set ylabel 'microseconds'
+set xtics font ',9'
 set logscale y
 plot '{d}/lat-{topo}.dat' using 2:xtic(1) title 'p50', '' using 3 title 'p99', '' using 4 title 'p99.9'
 set output '{d}/qps-{topo}.png'
