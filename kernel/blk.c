@@ -91,6 +91,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (!cmd->status || !rmem_dev_holds_io(queue->dev))
 		rmem_rq_account(queue, rq, cmd->status);
+	WRITE_ONCE(queue->last_done, jiffies);
 	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
 }

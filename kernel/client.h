@@ -57,6 +57,7 @@ struct rmem_stats {
  * @poll: completions are reaped by rmem_poll(), not by interrupt
  * @leave: not a queue pair: a RMEM_WIRE_LEAVE request at detach
  * @poll_cq: @cq of a polled queue while pollers may use it (RCU)
+ * @last_done: jiffies of the last request completion
  * @stats: counters
  */
 struct rmem_queue {
@@ -72,6 +73,7 @@ struct rmem_queue {
 	bool poll;
 	bool leave;
 	struct ib_cq __rcu *poll_cq;
+	unsigned long last_done;
 	struct rmem_stats stats;
 };
 
@@ -121,6 +123,7 @@ struct rmem_remote_chunk {
  * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
  * @ka_cqe: completion of the probe
  * @ka_pending: a probe is in flight
+ * @ka_sent: jiffies when the pending probe was posted
  * @has_session: READY arrived once: the token identifies our session
  * @registered: the disk exists: a lost connection is worth a reconnect
  * @quiesced: the block queue is quiesced for a reconnect
@@ -163,6 +166,7 @@ struct rmem_dev {
 	struct delayed_work ka_work;
 	struct ib_cqe ka_cqe;
 	bool ka_pending;
+	unsigned long ka_sent;
 	bool has_session;
 	bool registered;
 	bool quiesced;

@@ -68,10 +68,25 @@ static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
+/* Whether any queue completed a request since @since. */
+static bool rmem_dev_progress(struct rmem_dev *dev, unsigned long since)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_queues; i++)
+		if (time_after(READ_ONCE(dev->queues[i].last_done), since))
+			return true;
+	return false;
+}
+
 /*
  * A zero-length RDMA WRITE needs no memory key and no CPU at the server;
  * the acknowledgment of its NIC proves the path.  When the server or the
- * link is gone, the RC retries fail it (ack_timeout, retry count 7).
+ * link is gone, the RC retries fail it (ack_timeout, retry count 7).  Some
+ * paths never fail it (rxe keeps a work request while its own link is
+ * down): a probe unanswered for RMEM_KA_MISSES intervals, with no request
+ * completing meanwhile, counts as a lost connection too.  A probe merely
+ * queued behind a deep queue of I/O that still completes does not.
  */
 static void rmem_dev_ka_work(struct work_struct *work)
 {
@@ -82,10 +97,23 @@ static void rmem_dev_ka_work(struct work_struct *work)
 
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE)
 		return;
-	if (!READ_ONCE(dev->ka_pending) && READ_ONCE(queue->connected)) {
+	if (READ_ONCE(dev->ka_pending)) {
+		unsigned long late = dev->ka_sent + RMEM_KA_MISSES *
+				     msecs_to_jiffies(dev->cfg.keepalive_ms);
+
+		if (time_after(jiffies, late) &&
+		    !rmem_dev_progress(dev, dev->ka_sent)) {
+			pr_warn("%s: connection probe unanswered for %u ms\n",
+				dev->name,
+				jiffies_to_msecs(jiffies - dev->ka_sent));
+			rmem_dev_fail(dev);
+			return;
+		}
+	} else if (READ_ONCE(queue->connected)) {
 		wr.wr.opcode = IB_WR_RDMA_WRITE;
 		wr.wr.send_flags = IB_SEND_SIGNALED;
 		wr.wr.wr_cqe = &dev->ka_cqe;
+		dev->ka_sent = jiffies;
 		WRITE_ONCE(dev->ka_pending, true);
 		if (ib_post_send(queue->cm_id->qp, &wr.wr, NULL))
 			WRITE_ONCE(dev->ka_pending, false);

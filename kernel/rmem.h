@@ -29,6 +29,8 @@ extern unsigned int rmem_loss_timeout_ms;
 
 /* Limits of the keep-alive interval and the loss timeout (ms). */
 #define RMEM_MIN_KEEPALIVE_MS		100
+/* Probe intervals without an answer (client: nor I/O progress) = lost. */
+#define RMEM_KA_MISSES			3
 #define RMEM_MAX_KEEPALIVE_MS		60000
 #define RMEM_MAX_LOSS_TIMEOUT_MS	3600000
 

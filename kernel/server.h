@@ -156,6 +156,7 @@ struct rmem_sconn {
  * @ka_cqe: completion of the probe
  * @hold: how long an orphaned session waits for RMEM_WIRE_RECONNECT
  * @ka_pending: a probe is in flight
+ * @ka_sent: jiffies when the pending probe was posted
  * @live: READY was sent; JOINs accepted
  * @was_live: @live was set once (the client may have written data)
  * @volume_created: this session created @volume
@@ -196,6 +197,7 @@ struct rmem_session {
 	struct ib_cqe ka_cqe;
 	unsigned long hold;
 	bool ka_pending;
+	unsigned long ka_sent;
 	bool live;
 	bool was_live;
 	bool volume_created;

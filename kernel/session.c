@@ -320,7 +320,8 @@ static void rmem_session_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * A zero-length RDMA WRITE needs no memory key and no CPU at the client;
  * its acknowledgment proves the client's NIC is there.  A vanished client
- * fails it after the RC retries.
+ * fails it after the RC retries, or (rxe retries without end) leaves it
+ * unanswered: RMEM_KA_MISSES intervals of that count as a loss too.
  */
 static void rmem_session_ka_work(struct work_struct *work)
 {
@@ -333,10 +334,21 @@ static void rmem_session_ka_work(struct work_struct *work)
 		mutex_unlock(&sess->srv->lock);
 		return;
 	}
-	if (!READ_ONCE(sess->ka_pending)) {
+	if (READ_ONCE(sess->ka_pending)) {
+		if (time_after(jiffies, sess->ka_sent + RMEM_KA_MISSES *
+			       msecs_to_jiffies(rmem_keepalive_ms))) {
+			pr_info("server %s: connection probe of %pISp unanswered for %u ms\n",
+				sess->srv->name, &sess->peer,
+				jiffies_to_msecs(jiffies - sess->ka_sent));
+			rmem_session_lost(sess);
+			mutex_unlock(&sess->srv->lock);
+			return;
+		}
+	} else {
 		wr.wr.opcode = IB_WR_RDMA_WRITE;
 		wr.wr.send_flags = IB_SEND_SIGNALED;
 		wr.wr.wr_cqe = &sess->ka_cqe;
+		sess->ka_sent = jiffies;
 		WRITE_ONCE(sess->ka_pending, true);
 		if (ib_post_send(sess->conns[0]->cm_id->qp, &wr.wr, NULL))
 			WRITE_ONCE(sess->ka_pending, false);
@@ -737,9 +749,12 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 		status = RMEM_WIRE_EINVAL;
 	if (status == RMEM_WIRE_OK && req->op != RMEM_WIRE_LEAVE)
 		return 0;
+	if (status == RMEM_WIRE_OK)
+		goto out_reject;	/* a LEAVE done: not worth a log line */
 
 	pr_info_ratelimited("server %s: refused a connection from %pISp: status %d\n",
 			    srv->name, &id->route.addr.dst_addr, status);
+out_reject:
 	rej.status = cpu_to_le16(status);
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	return 1;

@@ -162,14 +162,22 @@ lab_qmp()
 {
 	local name=$1 json=$2
 	printf '{"execute":"qmp_capabilities"}\n%s\n' "$json" |
-		socat -t 2 - "UNIX-CONNECT:$LAB_RUN/$name/qmp.sock" > /dev/null
+		socat -t 5 - "UNIX-CONNECT:$LAB_RUN/$name/qmp.sock" > /dev/null
 }
 
+# lab_link VM off|on: cut or restore VM's NIC; waits until the guest sees
+# its carrier change (QMP answers late when QEMU is busy: retried).
 lab_link()
 {
-	local up=true
-	[ "$2" = off ] && up=false
-	lab_qmp "$1" "{\"execute\":\"set_link\",\"arguments\":{\"name\":\"n0\",\"up\":$up}}"
+	local up=true carrier=1 try
+	[ "$2" = off ] && up=false carrier=0
+	for try in 1 2 3; do
+		lab_qmp "$1" "{\"execute\":\"set_link\",\"arguments\":{\"name\":\"n0\",\"up\":$up}}"
+		lab_exec -t 20 "$1" "for i in \$(seq 50); do [ \"\$(cat /sys/class/net/eth0/carrier)\" = $carrier ] && exit 0; sleep 0.1; done; exit 1" && return 0
+		lab_log "$1: link still not $2, again"
+	done
+	lab_log "$1: could not set the link $2"
+	return 1
 }
 
 # lab_kill_vm VM: wait up to 5 s for VM's QEMU to exit, then SIGKILL it.

@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Failure detection and reconnect (two VMs; faults injected on the wire):
 #
-#  A. the client's link drops for 3 s while fio writes and verifies: the
+#  A. the server's link drops for 3 s while fio writes and verifies: the
 #     device goes "reconnecting", then "live" again; fio sees no error and
 #     every block verifies; both transitions are announced as events;
-#  B. the link stays down beyond the loss timeout: the device goes dead,
+#  B. the client's own link stays down beyond the loss timeout (rxe then
+#     holds its work requests instead of failing them: the probe deadline
+#     finds it): the device goes dead,
 #     reads fail with EIO (never zeros), it stays dead when the link comes
 #     back, and the server frees the memory once its hold time is over;
 #  C. the server loses the session (server del + add: a new pool): the
 #     client's reconnect is refused and the device is dead at once;
-#  D. dev del of a reconnecting device returns promptly and fails its I/O.
+#  D. dev del force of a reconnecting device returns promptly and fails
+#     the I/O it held.
 #
 # Times from fault to detection, recovery and death are printed.
 source "$(dirname "$0")/../lib.sh"
@@ -44,11 +47,11 @@ expect_eq "dev show reports the timeouts" "500 20000" json "$C" \
 	"(j[0]['keepalive_ms'], j[0]['loss_timeout_ms'])" dev show
 vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=48M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 4
-lab_link "$C" off
+lab_link "$S" off
 T=$(wait_state rmem0 reconnecting 20) && echo "# ok: loss detected after $T ms" ||
 	{ echo "# FAIL: loss not detected: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
 sleep 3
-lab_link "$C" on
+lab_link "$S" on
 T=$(wait_state rmem0 live 40) && echo "# ok: live again $T ms after the link came back" ||
 	{ echo "# FAIL: no reconnect: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
 check "fio finished: no error, every block verified" vm -t 600 "$C" \
@@ -86,18 +89,18 @@ check "kernel log says why" vm "$C" "dmesg | grep -q 'rmem0: the server does not
 check "a read fails with EIO (not the new pool's zeros)" read_fails rmem0
 check "dev del" vm -t 30 "$C" "$R dev del rmem0"
 
-echo "# D: dev del while reconnecting"
+echo "# D: dev del (force: a read is waiting) while reconnecting"
 check "attach with loss-timeout 60s" vm -t 120 "$C" "$R dev add peer $A size 16M loss-timeout 60s > /dev/null"
-lab_link "$C" off
+lab_link "$S" off
 T=$(wait_state rmem0 reconnecting 20) && echo "# ok: reconnecting after $T ms" ||
 	{ echo "# FAIL: not reconnecting: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
 vm "$C" "(dd if=/dev/rmem0 of=/dev/null bs=4k count=1 iflag=direct 2> /tmp/dd2.err; echo \$? > /tmp/dd2.rc) > /dev/null 2>&1 &"
-T=$(lab_exec -t 60 "$C" "t0=\$(date +%s%N); $R dev del rmem0 && echo \$(( (\$(date +%s%N) - t0) / 1000000 ))") &&
+T=$(lab_exec -t 60 "$C" "t0=\$(date +%s%N); $R dev del rmem0 force && echo \$(( (\$(date +%s%N) - t0) / 1000000 ))") &&
 	echo "# ok: dev del returned after $T ms" ||
 	{ echo "# FAIL: dev del: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
 check "the held read failed" vm -t 30 "$C" \
 	"for i in \$(seq 20); do [ -e /tmp/dd2.rc ] && break; sleep 1; done; [ \"\$(cat /tmp/dd2.rc)\" != 0 ]"
-lab_link "$C" on
+lab_link "$S" on
 check "cleanup" vm -t 60 "$S" "$R server del s0 && rmmod rmem"
 check "client module unloads" vm -t 60 "$C" "rmmod rmem"
 test_done
