@@ -559,9 +559,16 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
 	blk_queue_logical_block_size(q, SECTOR_SIZE);
 	blk_queue_physical_block_size(q, PAGE_SIZE);
 	blk_queue_io_min(q, PAGE_SIZE);
-	blk_queue_max_hw_sectors(q, SZ_1M >> SECTOR_SHIFT);
+	/*
+	 * No chunk_sectors: a request up to a chunk long crosses at most one
+	 * chunk boundary, which rmem_build_wrs() handles with one more work
+	 * request.  Splitting at chunk boundaries instead would make the
+	 * block layer refuse REQ_NOWAIT bios with -EAGAIN, and Linux 6.1's
+	 * io_uring loses such polled (IOPOLL) requests at queue depth > 1.
+	 */
+	blk_queue_max_hw_sectors(q, min_t(u64, SZ_1M, dev->chunk_size) >>
+				 SECTOR_SHIFT);
 	blk_queue_max_segments(q, segs);
-	blk_queue_chunk_sectors(q, dev->chunk_size >> SECTOR_SHIFT);
 	blk_queue_max_discard_sectors(q, zero_max >> SECTOR_SHIFT);
 	blk_queue_max_write_zeroes_sectors(q, zero_max >> SECTOR_SHIFT);
 	q->limits.discard_granularity = PAGE_SIZE;

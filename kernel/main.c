@@ -56,6 +56,7 @@ static int __init rmem_init(void)
 	if (!rmem_default_queue_depth || rmem_default_queue_depth > 1024 ||
 	    !rmem_default_mr_size_mb || !rmem_connect_timeout_ms ||
 	    rmem_ack_timeout > 31 || rmem_keepalive_ms > RMEM_MAX_KEEPALIVE_MS ||
+	    (rmem_keepalive_ms && rmem_keepalive_ms < RMEM_MIN_KEEPALIVE_MS) ||
 	    rmem_loss_timeout_ms > RMEM_MAX_LOSS_TIMEOUT_MS) {
 		pr_err("invalid module parameter\n");
 		return -EINVAL;

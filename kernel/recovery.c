@@ -15,6 +15,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/sched/mm.h>
 #include <rdma/ib_verbs.h>
 
 #include "client.h"
@@ -188,7 +189,7 @@ static const char *rmem_reconnect_fatal(int err)
 	switch (err) {
 	case -ESTALE:
 		return "the server's memory is another one now (new pool or generation)";
-	case -ECONNRESET:
+	case -ENOENT:
 		return "the server does not know the session any more";
 	case -EPROTONOSUPPORT:
 	case -EPROTO:
@@ -210,6 +211,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms);
 	const char *why;
 	unsigned long delay;
+	unsigned int noio;
 	int ret;
 
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING)
@@ -222,7 +224,10 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		rmem_dev_destroy_queues(dev);
 	}
 	dev->attempts++;
+	/* swap may be on this device: reclaim must not wait for it */
+	noio = memalloc_noio_save();
 	ret = rmem_dev_reconnect_once(dev);
+	memalloc_noio_restore(noio);
 	if (!ret) {
 		if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
 			    RMEM_DEV_STATE_LIVE) != RMEM_DEV_STATE_RECONNECTING)

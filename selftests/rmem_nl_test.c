@@ -443,6 +443,35 @@ TEST_F(rmem, dev_add_too_many_poll_qps)
 	EXPECT_EQ(RMEM_A_DEV_POLL_QPS, self->rep.bad_type);
 }
 
+TEST_F(rmem, dev_add_keepalive_too_short)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put_u32(self->req.nlh, RMEM_A_DEV_KEEPALIVE_MS, 50);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("keep-alive interval must be 0 (off) or 100 ms to 60 s",
+		     self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_KEEPALIVE_MS, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_loss_timeout_too_long)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put_u32(self->req.nlh, RMEM_A_DEV_LOSS_TIMEOUT_MS, 3600001);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("loss timeout must be at most 1 hour", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_LOSS_TIMEOUT_MS, self->rep.bad_type);
+}
+
 TEST_F(rmem, dev_add_two_address_families)
 {
 	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,

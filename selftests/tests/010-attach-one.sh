@@ -25,7 +25,8 @@ check "2 hardware queues" vm "$H" "[ \$(ls /sys/block/rmem0/mq | wc -l) = 2 ]"
 check "no volatile write cache advertised" vm "$H" "grep -qx 'write through' /sys/block/rmem0/queue/write_cache"
 check "discard and write-zeroes advertised" vm "$H" \
 	"[ \$(cat /sys/block/rmem0/queue/discard_max_bytes) -gt 0 ] && [ \$(cat /sys/block/rmem0/queue/write_zeroes_max_bytes) -gt 0 ]"
-check "requests never straddle a 16 MiB chunk" vm "$H" "grep -qx 32768 /sys/block/rmem0/queue/chunk_sectors"
+check "requests are at most 1 MiB (within a 16 MiB chunk), never split at chunks" vm "$H" \
+	"grep -qx 1024 /sys/block/rmem0/queue/max_hw_sectors_kb && grep -qx 0 /sys/block/rmem0/queue/chunk_sectors"
 expect_eq "dev show -j: state, qps, queue depth, size" "live 2 32 67108864" \
 	json "$H" "j[0]['state'], j[0]['qps'], j[0]['queue_depth'], j[0]['size']" dev show
 expect_eq "server identity recorded at attach = server's" \
@@ -35,6 +36,8 @@ expect_eq "server accounts 64 MiB used and one client" "67108864 1" \
 
 check "write 64 MiB, read back identical (O_DIRECT)" vm -t 300 "$H" \
 	"head -c 64M /dev/urandom > /tmp/pat && dd if=/tmp/pat of=/dev/rmem0 bs=1M oflag=direct status=none && dd if=/dev/rmem0 of=/tmp/back bs=1M iflag=direct status=none && cmp /tmp/pat /tmp/back"
+check "a 1 MiB O_DIRECT write and read straddling the 16 MiB chunk boundary" vm "$H" \
+	"head -c 1M /dev/urandom > /tmp/st && dd if=/tmp/st of=/dev/rmem0 bs=1M seek=\$((16 * 1024 - 512)) oflag=direct,seek_bytes status=none && dd if=/dev/rmem0 of=/tmp/st2 bs=1M count=1 skip=\$((16 * 1024 - 512)) iflag=direct,skip_bytes status=none && cmp /tmp/st /tmp/st2"
 check "buffered I/O and fsync" vm "$H" \
 	"dd if=/tmp/pat of=/dev/rmem0 bs=64k count=16 conv=fsync status=none && echo 3 > /proc/sys/vm/drop_caches && cmp -n 1048576 /tmp/pat /dev/rmem0"
 check "discard zeroes the range and keeps the rest" vm "$H" \

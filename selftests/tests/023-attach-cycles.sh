@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# 200 attach/detach cycles in one VM (server and client roles both in the
+# module) leave the kernel's memory where it was: unreclaimable slab grows
+# by less than 256 KiB (a leaked device struct, queue array or session
+# per cycle would be 400 KiB or more) and free memory, after dropping the
+# caches, by less than 4 MiB (a leaked 64 KiB zero buffer or a chunk table
+# page per cycle would be 12.5 MiB or more).  Then dev del while fio runs
+# at queue depth 32 on both queue pairs: fio sees errors, nothing hangs.
+source "$(dirname "$0")/../lib.sh"
+
+CYCLES=${RMEM_CYCLES:-200}
+
+lab_start one || exit 1
+H=$LAB_CLIENT A=$LAB_SERVER_ADDR
+
+# mem: "SUnreclaim_kB MemFree_kB" after dropping the caches
+mem() { lab_exec "$H" "sync; echo 3 > /proc/sys/vm/drop_caches; awk '/^SUnreclaim:/ {s = \$2} /^MemFree:/ {f = \$2} END {print s, f}' /proc/meminfo"; }
+
+rmem_load "$H" || exit 1
+check "server" vm "$H" "$R server add name s0 listen $A size 32M > /dev/null"
+check "20 warm-up cycles" vm -t 300 "$H" \
+	"for i in \$(seq 20); do $R dev add peer $A size 8M > /dev/null && $R dev del rmem0 || exit 1; done"
+read -r s0 f0 <<< "$(mem)"
+check "$CYCLES attach/detach cycles" vm -t 1200 "$H" \
+	"for i in \$(seq $CYCLES); do $R dev add peer $A size 8M > /dev/null && $R dev del rmem0 || { echo cycle \$i; exit 1; }; done"
+read -r s1 f1 <<< "$(mem)"
+echo "# SUnreclaim ${s0} -> ${s1} kB ($((s1 - s0)) kB), MemFree ${f0} -> ${f1} kB ($((f1 - f0)) kB)"
+check "unreclaimable slab grew by less than 256 KiB" test $((s1 - s0)) -lt 256
+check "free memory shrank by less than 4 MiB" test $((f0 - f1)) -lt 4096
+expect_eq "the pool is empty again" "0" json "$H" "j[0]['used']" server show
+
+check "attach for the deep-queue detach" vm -t 60 "$H" "$R dev add peer $A size 16M qps 2 > /dev/null"
+vm "$H" "rm -f /tmp/fio.rc; (fio --name=d --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2 --rw=randrw --bs=4k --size=16M --time_based --runtime=60 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
+sleep 5
+check "dev del force while fio runs at QD32 returns" vm -t 60 "$H" "$R dev del rmem0 force"
+check "fio ends with I/O errors, not a hang" vm -t 90 "$H" \
+	"for i in \$(seq 60); do [ -e /tmp/fio.rc ] && break; sleep 1; done; [ -e /tmp/fio.rc ] && [ \$(cat /tmp/fio.rc) != 0 ]"
+check "server del, unload" vm -t 60 "$H" "$R server del s0 && rmmod rmem"
+test_done
