@@ -6,6 +6,8 @@
 #   make tests      build the C selftests (needs make deps)
 #   make deps       install what is missing (Debian 12 packages)
 #   make check      deps + build + boot the lab + run every selftest
+#   make check-debug the same on a KASAN/lockdep/kmemleak kernel built from
+#                   linux-source-6.1 (cached), plus the fault-injection tests
 #   make demo       the main job step by step in the two-host lab
 #   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both)
 #   make lab-shell  boot the lab and get a shell in a VM
@@ -37,7 +39,7 @@ RMEMCTL_SRCS := $(wildcard user/*.c)
 RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
 KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/uapi/linux/rmem.h
 
-.PHONY: all module tool tests deps check demo bench lab-shell lint checkpatch kernel-doc sparse \
+.PHONY: all module tool tests deps check check-debug debug-kernel debug-module demo bench lab-shell lint checkpatch kernel-doc sparse \
 	install clean print-kdir print-kver check-kdir check-spec
 
 # what a host needs: the module and the tool (the tests come with make check)
@@ -63,6 +65,27 @@ deps:
 check: deps
 	$(MAKE) all tests
 	selftests/run.sh $(T)
+
+# The debug lane: rmem.ko is built out of tree against the debug kernel in
+# build/debug (the normal kernel/rmem.ko stays as it is).
+DEBUG_MOD := $(CURDIR)/build/debug/mod
+
+debug-kernel: deps
+	scripts/debug-kernel.sh
+
+debug-module: deps
+	@dk=$$(scripts/debug-kernel.sh) && \
+	rm -rf $(DEBUG_MOD) && mkdir -p $(DEBUG_MOD)/kernel && \
+	cp Kbuild $(DEBUG_MOD)/ && cp -r include $(DEBUG_MOD)/ && \
+	cp kernel/Kbuild kernel/*.[ch] $(DEBUG_MOD)/kernel/ && \
+	$(MAKE) -C $$dk/tree M=$(DEBUG_MOD) modules
+
+check-debug: deps
+	$(MAKE) all tests debug-module
+	RMEM_LAB_KERNEL=$$(scripts/debug-kernel.sh --path) \
+	RMEM_KO=$(DEBUG_MOD)/kernel/rmem.ko \
+	RMEM_TEST_TIMEOUT=$${RMEM_TEST_TIMEOUT:-1500} LAB_MEM=$${LAB_MEM:-1536} \
+		selftests/run.sh $(T)
 
 demo: deps
 	$(MAKE) all

@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "probe.h"
 #include "proto.h"
 #include "rmem.h"
 
@@ -121,9 +122,7 @@ struct rmem_remote_chunk {
  * @fail_work: reacts to a broken connection: reconnecting, or dead
  * @reconnect_work: reconnect attempts, with backoff
  * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
- * @ka_cqe: completion of the probe
- * @ka_pending: a probe is in flight
- * @ka_sent: jiffies when the pending probe was posted
+ * @ka: the probe in flight (probe.c)
  * @has_session: READY arrived once: the token identifies our session
  * @registered: the disk exists: a lost connection is worth a reconnect
  * @quiesced: the block queue is quiesced for a reconnect
@@ -164,9 +163,7 @@ struct rmem_dev {
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;
 	struct delayed_work ka_work;
-	struct ib_cqe ka_cqe;
-	bool ka_pending;
-	unsigned long ka_sent;
+	struct rmem_probe ka;
 	bool has_session;
 	bool registered;
 	bool quiesced;

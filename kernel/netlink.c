@@ -302,8 +302,11 @@ static int rmem_nl_server_add_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr)
 		goto out_free_msg;
 	ret = rmem_server_add(&cfg, info->extack, msg);
-	if (ret)
+	if (ret) {
+		if (ret == -ENOMEM && !info->extack->_msg)
+			NL_SET_ERR_MSG(info->extack, "out of memory adding the server");
 		goto out_free_msg;
+	}
 	genlmsg_end(msg, hdr);
 	kfree(cfg.allow);
 	return genlmsg_reply(msg, info);
@@ -512,9 +515,16 @@ static int rmem_nl_dev_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	ret = rmem_dev_add(&cfg, &bad, info->extack, msg);
 	if (ret) {
-		/* blame the peer address when nothing more precise is known */
-		NL_SET_BAD_ATTR(info->extack, tb[bad] ?:
-				tb[RMEM_A_DEV_PEER_IPV4] ?: tb[RMEM_A_DEV_PEER_IPV6]);
+		/*
+		 * Blame the peer address when nothing more precise is known,
+		 * but running out of memory is no argument's fault.
+		 */
+		if (tb[bad] || ret != -ENOMEM)
+			NL_SET_BAD_ATTR(info->extack, tb[bad] ?:
+					tb[RMEM_A_DEV_PEER_IPV4] ?:
+					tb[RMEM_A_DEV_PEER_IPV6]);
+		if (ret == -ENOMEM && !info->extack->_msg)
+			NL_SET_ERR_MSG(info->extack, "out of memory attaching the device");
 		goto out_free_msg;
 	}
 	genlmsg_end(msg, hdr);

@@ -57,9 +57,9 @@ static void rmem_dev_fail_work(struct work_struct *work)
 static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmem_dev *dev = container_of(wc->wr_cqe, struct rmem_dev,
-					    ka_cqe);
+					    ka.cqe);
 
-	WRITE_ONCE(dev->ka_pending, false);
+	rmem_probe_done(&dev->ka);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_warn_ratelimited("%s: connection probe failed: %s\n",
@@ -81,43 +81,27 @@ static bool rmem_dev_progress(struct rmem_dev *dev, unsigned long since)
 }
 
 /*
- * A zero-length RDMA WRITE needs no memory key and no CPU at the server;
- * the acknowledgment of its NIC proves the path.  When the server or the
- * link is gone, the RC retries fail it (ack_timeout, retry count 7).  Some
- * paths never fail it (rxe keeps a work request while its own link is
- * down): a probe unanswered for RMEM_KA_MISSES intervals, with no request
- * completing meanwhile, counts as a lost connection too.  A probe merely
- * queued behind a deep queue of I/O that still completes does not.
+ * Probes go on queue pair 0 (probe.c).  A late probe is a lost connection
+ * only if no request completed meanwhile: a probe merely queued behind a
+ * deep queue of I/O that still completes is not.
  */
 static void rmem_dev_ka_work(struct work_struct *work)
 {
 	struct rmem_dev *dev = container_of(to_delayed_work(work),
 					    struct rmem_dev, ka_work);
 	struct rmem_queue *queue = &dev->queues[0];
-	struct ib_rdma_wr wr = {};
+	struct ib_qp *qp = NULL;
 
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE)
 		return;
-	if (READ_ONCE(dev->ka_pending)) {
-		unsigned long late = dev->ka_sent + RMEM_KA_MISSES *
-				     msecs_to_jiffies(dev->cfg.keepalive_ms);
-
-		if (time_after(jiffies, late) &&
-		    !rmem_dev_progress(dev, dev->ka_sent)) {
-			pr_warn("%s: connection probe unanswered for %u ms\n",
-				dev->name,
-				jiffies_to_msecs(jiffies - dev->ka_sent));
-			rmem_dev_fail(dev);
-			return;
-		}
-	} else if (READ_ONCE(queue->connected)) {
-		wr.wr.opcode = IB_WR_RDMA_WRITE;
-		wr.wr.send_flags = IB_SEND_SIGNALED;
-		wr.wr.wr_cqe = &dev->ka_cqe;
-		dev->ka_sent = jiffies;
-		WRITE_ONCE(dev->ka_pending, true);
-		if (ib_post_send(queue->cm_id->qp, &wr.wr, NULL))
-			WRITE_ONCE(dev->ka_pending, false);
+	if (READ_ONCE(queue->connected))
+		qp = queue->cm_id->qp;
+	if (rmem_probe_tick(&dev->ka, qp, dev->cfg.keepalive_ms) ==
+	    RMEM_PROBE_LATE && !rmem_dev_progress(dev, dev->ka.sent)) {
+		pr_warn("%s: connection probe unanswered for %u ms\n",
+			dev->name, jiffies_to_msecs(jiffies - dev->ka.sent));
+		rmem_dev_fail(dev);
+		return;
 	}
 	queue_delayed_work(rmem_wq, &dev->ka_work,
 			   msecs_to_jiffies(dev->cfg.keepalive_ms));
@@ -129,7 +113,7 @@ static void rmem_dev_ka_work(struct work_struct *work)
  */
 void rmem_dev_start_ka(struct rmem_dev *dev)
 {
-	dev->ka_pending = false;
+	rmem_probe_done(&dev->ka);
 	if (dev->cfg.keepalive_ms)
 		queue_delayed_work(rmem_wq, &dev->ka_work,
 				   msecs_to_jiffies(dev->cfg.keepalive_ms));
@@ -268,7 +252,7 @@ void rmem_dev_recovery_init(struct rmem_dev *dev)
 	INIT_WORK(&dev->fail_work, rmem_dev_fail_work);
 	INIT_DELAYED_WORK(&dev->reconnect_work, rmem_dev_reconnect_work);
 	INIT_DELAYED_WORK(&dev->ka_work, rmem_dev_ka_work);
-	dev->ka_cqe.done = rmem_dev_ka_done;
+	rmem_probe_init(&dev->ka, rmem_dev_ka_done);
 }
 
 /**

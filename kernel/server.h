@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "probe.h"
 #include "proto.h"
 
 /* Most queue pairs a session may open. */
@@ -153,10 +154,8 @@ struct rmem_sconn {
  * @orphan_work: drops the queue pairs of a session that lost its client
  * @hold_work: releases an orphaned session nobody reconnected to
  * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
- * @ka_cqe: completion of the probe
+ * @ka: the probe in flight (probe.c)
  * @hold: how long an orphaned session waits for RMEM_WIRE_RECONNECT
- * @ka_pending: a probe is in flight
- * @ka_sent: jiffies when the pending probe was posted
  * @live: READY was sent; JOINs accepted
  * @was_live: @live was set once (the client may have written data)
  * @volume_created: this session created @volume
@@ -194,10 +193,8 @@ struct rmem_session {
 	struct work_struct orphan_work;
 	struct delayed_work hold_work;
 	struct delayed_work ka_work;
-	struct ib_cqe ka_cqe;
+	struct rmem_probe ka;
 	unsigned long hold;
-	bool ka_pending;
-	unsigned long ka_sent;
 	bool live;
 	bool was_live;
 	bool volume_created;

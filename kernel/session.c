@@ -304,7 +304,7 @@ static void rmem_session_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmem_session *sess = cq->cq_context;
 
-	WRITE_ONCE(sess->ka_pending, false);
+	rmem_probe_done(&sess->ka);
 	if (wc->status == IB_WC_SUCCESS)
 		return;
 	mutex_lock(&sess->srv->lock);
@@ -317,41 +317,25 @@ static void rmem_session_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_unlock(&sess->srv->lock);
 }
 
-/*
- * A zero-length RDMA WRITE needs no memory key and no CPU at the client;
- * its acknowledgment proves the client's NIC is there.  A vanished client
- * fails it after the RC retries, or (rxe retries without end) leaves it
- * unanswered: RMEM_KA_MISSES intervals of that count as a loss too.
- */
+/* Probes go on the session's first queue pair (probe.c); late = lost. */
 static void rmem_session_ka_work(struct work_struct *work)
 {
 	struct rmem_session *sess = container_of(to_delayed_work(work),
 						 struct rmem_session, ka_work);
-	struct ib_rdma_wr wr = {};
 
 	mutex_lock(&sess->srv->lock);
 	if (!sess->live || !sess->conns[0]) {
 		mutex_unlock(&sess->srv->lock);
 		return;
 	}
-	if (READ_ONCE(sess->ka_pending)) {
-		if (time_after(jiffies, sess->ka_sent + RMEM_KA_MISSES *
-			       msecs_to_jiffies(rmem_keepalive_ms))) {
-			pr_info("server %s: connection probe of %pISp unanswered for %u ms\n",
-				sess->srv->name, &sess->peer,
-				jiffies_to_msecs(jiffies - sess->ka_sent));
-			rmem_session_lost(sess);
-			mutex_unlock(&sess->srv->lock);
-			return;
-		}
-	} else {
-		wr.wr.opcode = IB_WR_RDMA_WRITE;
-		wr.wr.send_flags = IB_SEND_SIGNALED;
-		wr.wr.wr_cqe = &sess->ka_cqe;
-		sess->ka_sent = jiffies;
-		WRITE_ONCE(sess->ka_pending, true);
-		if (ib_post_send(sess->conns[0]->cm_id->qp, &wr.wr, NULL))
-			WRITE_ONCE(sess->ka_pending, false);
+	if (rmem_probe_tick(&sess->ka, sess->conns[0]->cm_id->qp,
+			    rmem_keepalive_ms) == RMEM_PROBE_LATE) {
+		pr_info("server %s: connection probe of %pISp unanswered for %u ms\n",
+			sess->srv->name, &sess->peer,
+			jiffies_to_msecs(jiffies - sess->ka.sent));
+		rmem_session_lost(sess);
+		mutex_unlock(&sess->srv->lock);
+		return;
 	}
 	mutex_unlock(&sess->srv->lock);
 	queue_delayed_work(rmem_wq, &sess->ka_work,
@@ -552,7 +536,7 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 	INIT_DELAYED_WORK(&sess->ka_work, rmem_session_ka_work);
 	init_completion(&sess->reg_done);
 	sess->reg_cqe.done = rmem_session_reg_done;
-	sess->ka_cqe.done = rmem_session_ka_done;
+	rmem_probe_init(&sess->ka, rmem_session_ka_done);
 	sess->hold = msecs_to_jiffies(min_t(u32, le32_to_cpu(req->new.hold_ms),
 					    RMEM_MAX_LOSS_TIMEOUT_MS));
 

@@ -20,8 +20,13 @@
 cd "$(dirname "$0")" || exit 1
 TIMEOUT=${RMEM_TEST_TIMEOUT:-600}
 
+# On the debug kernel (make check-debug) the fault-injection tests in
+# tests-debug/ run too; they need its failslab and fail_page_alloc.
+dirs=(tests/*.sh)
+[ -z "${RMEM_LAB_KERNEL:-}" ] || dirs+=(tests-debug/*.sh)
+
 tests=()
-for t in tests/*.sh; do
+for t in "${dirs[@]}"; do
 	name=$(basename "$t" .sh)
 	if [ $# -gt 0 ]; then
 		keep=

@@ -327,6 +327,13 @@ static int nl_exchange(struct nl *nl, mnl_cb_t cb, void *data)
 
 	do {
 		len = mnl_socket_recvfrom(nl->sock, nl->rx, NL_RX_SIZE);
+		if (len < 0 && errno == ENOBUFS) {
+			/* the kernel could not queue its answer: it may
+			 * or may not have done what was asked */
+			pr_err("netlink receive: %s: the kernel's answer was lost; the command may have taken effect (check with show)",
+			       strerror(errno));
+			return -1;
+		}
 		if (len < 0) {
 			pr_err("netlink receive: %s", strerror(errno));
 			return -1;

@@ -43,9 +43,22 @@ LAB_RUN=
 
 lab_log() { echo "# lab: $*"; }
 
+# RMEM_LAB_KERNEL=DIR boots another kernel instead of the Debian one:
+# DIR/bzImage, its release in DIR/kver, its modules under DIR/modroot
+# (make check-debug points it at scripts/debug-kernel.sh's build).
+RMEM_LAB_KERNEL=${RMEM_LAB_KERNEL:-}
+# LAB_APPEND: more kernel parameters.  On the debug kernel, ACPI's AML
+# interpreter under KASAN and lockdep takes ~20 s per PCI interrupt link
+# (80 s a boot): route PCI interrupts from the BIOS's PIRQ table instead.
+LAB_APPEND=${LAB_APPEND-${RMEM_LAB_KERNEL:+pci=noacpi}}
+
 # lab_kver: the kernel release rmem.ko was built for (= the kernel booted).
 lab_kver()
 {
+	if [ -n "$RMEM_LAB_KERNEL" ]; then
+		cat "$RMEM_LAB_KERNEL/kver"
+		return
+	fi
 	make -s -C "$REPO" print-kver
 }
 
@@ -53,11 +66,17 @@ lab_prepare()
 {
 	LAB_KVER=$(lab_kver) || return 1
 	LAB_VMLINUZ=/boot/vmlinuz-$LAB_KVER
+	LAB_MODROOT=
+	if [ -n "$RMEM_LAB_KERNEL" ]; then
+		LAB_VMLINUZ=$RMEM_LAB_KERNEL/bzImage
+		LAB_MODROOT=$RMEM_LAB_KERNEL/modroot
+	fi
 	[ -r "$LAB_VMLINUZ" ] || { lab_log "no $LAB_VMLINUZ (install linux-image-$LAB_KVER)"; return 1; }
 	LAB_INITRD=$LAB_BUILD/initramfs-$LAB_KVER.cpio.gz
 	if [ ! -e "$LAB_INITRD" ] || [ "$LAB_DIR/initramfs-init" -nt "$LAB_INITRD" ] ||
-	   [ "$LAB_DIR/mkinitramfs.sh" -nt "$LAB_INITRD" ]; then
-		"$LAB_DIR/mkinitramfs.sh" "$LAB_KVER" "$LAB_INITRD" || return 1
+	   [ "$LAB_DIR/mkinitramfs.sh" -nt "$LAB_INITRD" ] ||
+	   { [ -n "$LAB_MODROOT" ] && [ "$LAB_VMLINUZ" -nt "$LAB_INITRD" ]; }; then
+		"$LAB_DIR/mkinitramfs.sh" "$LAB_KVER" "$LAB_INITRD" $LAB_MODROOT || return 1
 	fi
 	mkdir -p "$LAB_BUILD"
 	LAB_RUN=$(mktemp -d "$LAB_BUILD/run.XXXXXX")
@@ -74,6 +93,8 @@ lab_boot()
 	mkdir -p "$dir/job"
 	local cmdline="console=ttyS0 panic=1 rmem_lab_init=$LAB_DIR/guest-init"
 	cmdline+=" rmem_lab_repo=$REPO rmem_lab_name=$name rmem_lab_net=$net"
+	[ -z "$LAB_MODROOT" ] || cmdline+=" rmem_lab_modules=$LAB_MODROOT/lib/modules/$LAB_KVER"
+	cmdline+=" $LAB_APPEND"
 	qemu-system-x86_64 -name "$name" -nodefaults -no-user-config \
 		-accel tcg,thread=multi -cpu max -smp "$LAB_CPUS" -m "$LAB_MEM" \
 		-kernel "$LAB_VMLINUZ" -initrd "$LAB_INITRD" -append "$cmdline" \
@@ -201,10 +222,16 @@ lab_poweroff()
 	lab_kill_vm "$1"
 }
 
-# lab_stop: save each VM's dmesg, then power it off; kill after a grace time.
+# lab_stop: save each VM's dmesg (and, on a kernel with kmemleak, a leak
+# scan), then power it off; kill after a grace time.
 lab_stop()
 {
 	local name pid t
+	for name in "${LAB_VMS[@]}"; do
+		pid=${LAB_PID[$name]}
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
+		lab_exec -t 300 "$name" 'k=/sys/kernel/debug/kmemleak; [ ! -w $k ] || { echo scan > $k && cat $k > /job/kmemleak.txt; }' > /dev/null 2>&1
+	done
 	for name in "${LAB_VMS[@]}"; do
 		pid=${LAB_PID[$name]}
 		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
@@ -223,6 +250,10 @@ lab_stop()
 	wait 2>/dev/null
 }
 
+# kmemleak report blocks whose allocation trace is in rmem.ko, or in a module
+# no longer loaded (a bare module-space address: rmem.ko after rmmod).
+LAB_KMEMLEAK_AWK='BEGIN { RS = "unreferenced object "; ORS = "" } /\[rmem\]|0xffffffff[a-f][0-9a-f]+\n/'
+
 # lab_scan_logs: print bad kernel log lines of every VM; 1 if any.
 lab_scan_logs()
 {
@@ -236,6 +267,15 @@ lab_scan_logs()
 				bad=1
 			fi
 		done
+		f=$LAB_RUN/$name/job/kmemleak.txt
+		[ -e "$f" ] || continue
+		if awk "$LAB_KMEMLEAK_AWK"' { n++ } END { exit n ? 0 : 1 }' "$f"; then
+			lab_log "$name: kmemleak: leaks allocated by rmem (job/kmemleak.txt):"
+			awk "$LAB_KMEMLEAK_AWK"' { print "unreferenced object " $0 }' "$f" | head -n 60 | sed 's/^/# | /'
+			bad=1
+		else
+			lab_log "$name: kmemleak: $(grep -c '^unreferenced object' "$f") suspect object(s), none from rmem"
+		fi
 	done
 	return $bad
 }

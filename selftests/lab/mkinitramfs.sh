@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh KVER OUT: build the lab's tiny initramfs.  It holds a static
+# mkinitramfs.sh KVER OUT [MODROOT]: build the lab's tiny initramfs.  It holds a static
 # busybox and the modules needed to mount the host's root over virtio-9p
 # (read-only) under a tmpfs overlay; /init then switch_roots into that.
 set -euo pipefail
 
 KVER=$1
 OUT=$2
+# modules of a kernel not installed on the host live under MODROOT
+MODPROBE=(modprobe -S "$KVER")
+[ -z "${3:-}" ] || MODPROBE+=(-d "$3")
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUSYBOX=/bin/busybox
 [ -x "$BUSYBOX" ] || { echo "mkinitramfs: $BUSYBOX missing (busybox-static)" >&2; exit 1; }
@@ -23,10 +26,11 @@ for app in sh mount umount mkdir insmod switch_root cat sleep echo \
 	ln -s busybox "$tmp/bin/$app"
 done
 
-# Module load order from the kernel's own dependency data.
+# Module load order from the kernel's own dependency data (nothing to load
+# when they are built in).
 : > "$tmp/modules/order"
 for m in virtio_pci 9pnet_virtio 9p overlay; do
-	modprobe -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+	"${MODPROBE[@]}" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
 	cp "$ko" "$tmp/modules/"
 	basename "$ko" >> "$tmp/modules/order"

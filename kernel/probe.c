@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem: connection probes, shared by the client (recovery.c) and the server
+ * (session.c).  A zero-length RDMA WRITE needs no memory key and no CPU at
+ * the peer; the acknowledgment of the peer's NIC proves the path.  When the
+ * peer or the link is gone, the RC retries fail it (ack_timeout, retry
+ * count 7).  Some paths never fail it (rxe keeps a work request while its
+ * own link is down), so a probe unanswered for RMEM_KA_MISSES intervals is
+ * reported late; the caller decides whether that is a loss.
+ */
+#include <linux/jiffies.h>
+#include "rmem.h"
+#include "probe.h"
+
+/**
+ * rmem_probe_init() - prepare a probe
+ * @probe: the probe
+ * @done: completion handler; it must call rmem_probe_done()
+ */
+void rmem_probe_init(struct rmem_probe *probe,
+		     void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	probe->cqe.done = done;
+	probe->pending = false;
+	probe->sent = 0;
+}
+
+/**
+ * rmem_probe_tick() - one keep-alive interval passed
+ * @probe: the probe
+ * @qp: where to post a new probe; NULL: do not post one now
+ * @interval_ms: the keep-alive interval
+ *
+ * Posts a probe unless one is pending.  The caller serialises ticks (one
+ * delayed work per probe).
+ *
+ * Return: RMEM_PROBE_LATE if the pending probe is overdue, RMEM_PROBE_WAIT
+ * if it is pending but not overdue, else RMEM_PROBE_SENT.
+ */
+enum rmem_probe_result rmem_probe_tick(struct rmem_probe *probe,
+				       struct ib_qp *qp,
+				       unsigned int interval_ms)
+{
+	struct ib_rdma_wr wr = {};
+
+	if (READ_ONCE(probe->pending)) {
+		if (time_after(jiffies, probe->sent + RMEM_KA_MISSES *
+			       msecs_to_jiffies(interval_ms)))
+			return RMEM_PROBE_LATE;
+		return RMEM_PROBE_WAIT;
+	}
+	if (!qp)
+		return RMEM_PROBE_SENT;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.wr_cqe = &probe->cqe;
+	probe->sent = jiffies;
+	WRITE_ONCE(probe->pending, true);
+	if (ib_post_send(qp, &wr.wr, NULL))
+		WRITE_ONCE(probe->pending, false);
+	return RMEM_PROBE_SENT;
+}
