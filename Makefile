@@ -10,6 +10,7 @@
 #                   linux-source-6.1 (cached), plus the fault-injection tests
 #   make demo       the main job step by step in the two-host lab
 #   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both)
+#   make bench-swap swap on rmem vs nvme-rdma vs zram vs brd under pressure
 #   make lab-shell  boot the lab and get a shell in a VM
 #   make lint       checkpatch --strict, kernel-doc and sparse on kernel code
 #   make install    install the module (with depmod), rmemctl, man page
@@ -39,7 +40,7 @@ RMEMCTL_SRCS := $(wildcard user/*.c)
 RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
 KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/uapi/linux/rmem.h
 
-.PHONY: all module tool tests deps check check-debug debug-kernel debug-module demo bench lab-shell lint checkpatch kernel-doc sparse \
+.PHONY: all module tool tests deps check check-debug debug-kernel debug-module bench-swap demo bench lab-shell lint checkpatch kernel-doc sparse \
 	install clean print-kdir print-kver check-kdir check-spec
 
 # what a host needs: the module and the tool (the tests come with make check)
@@ -94,6 +95,10 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	selftests/bench.sh $(TOPO)
+
+bench-swap: deps
+	$(MAKE) all tests
+	selftests/bench_swap.sh
 
 lab-shell: all
 	selftests/lab/shell.sh $(TOPO)

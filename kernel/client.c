@@ -179,6 +179,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	list_add_tail(&dev->node, &rmem_devs);
 	WRITE_ONCE(dev->registered, true);
 	rmem_dev_start_ka(dev);
+	rmem_dev_check_queues(dev);
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks\n",
 		dev->name, dev->cfg.size >> 20, &dev->cfg.peer,
 		dev->cfg.volume[0] ? ", volume " : "", dev->cfg.volume,

@@ -213,6 +213,7 @@ void rmem_dev_fail(struct rmem_dev *dev);
 void rmem_dev_recovery_init(struct rmem_dev *dev);
 void rmem_dev_recovery_stop(struct rmem_dev *dev);
 void rmem_dev_start_ka(struct rmem_dev *dev);
+void rmem_dev_check_queues(struct rmem_dev *dev);
 void rmem_dev_resume_io(struct rmem_dev *dev);
 
 /* blk.c */

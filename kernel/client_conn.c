@@ -11,6 +11,7 @@
 
 #include <crypto/algapi.h>
 #include <linux/cpumask.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -248,7 +249,7 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 		[RMEM_WIRE_EREG] = { -EIO,
 			"server could not register memory" },
 		[RMEM_WIRE_EAGAIN] = { -EAGAIN,
-			"server still tears the old connection down" },
+			"server is recovering the session: try again" },
 	};
 	const struct rmem_wire_reject *rej;
 	u8 len = 0;
@@ -271,8 +272,8 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 		rmem_queue_cm_fail(queue, why[st].err, why[st].msg);
 }
 
-static int rmem_client_cm_handler(struct rdma_cm_id *id,
-				  struct rdma_cm_event *ev)
+static int __rmem_client_cm_handler(struct rdma_cm_id *id,
+				    struct rdma_cm_event *ev)
 {
 	struct rmem_queue *queue = id->context;
 	int ret;
@@ -325,6 +326,23 @@ static int rmem_client_cm_handler(struct rdma_cm_id *id,
 		break;
 	}
 	return 0;
+}
+
+/*
+ * Every event of our cm_ids: QP, CQ and MR creation, connect requests.  It
+ * runs on rdma_cm's workqueue, where a GFP_KERNEL allocation may reclaim
+ * by swapping out; with swap on this very device, which holds its I/O
+ * while it reconnects, that would wait for ever (seen: a reconnect under
+ * memory pressure blocked on the handler's mutex).  So no I/O from here.
+ */
+static int rmem_client_cm_handler(struct rdma_cm_id *id,
+				  struct rdma_cm_event *ev)
+{
+	unsigned int noio = memalloc_noio_save();
+	int ret = __rmem_client_cm_handler(id, ev);
+
+	memalloc_noio_restore(noio);
+	return ret;
 }
 
 /**

@@ -132,6 +132,28 @@ void rmem_dev_fail(struct rmem_dev *dev)
 }
 
 /**
+ * rmem_dev_check_queues() - the device just went live: recheck its queues
+ * @dev: the device
+ *
+ * A queue pair that disconnected while the device was still connecting the
+ * others had its event ignored (the device was not live); its requests
+ * would wait for ever.  Treat it as a lost connection now.
+ */
+void rmem_dev_check_queues(struct rmem_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_queues; i++) {
+		if (!READ_ONCE(dev->queues[i].connected)) {
+			pr_warn("%s: queue pair %u disconnected while connecting\n",
+				dev->name, i);
+			rmem_dev_fail(dev);
+			return;
+		}
+	}
+}
+
+/**
  * rmem_dev_resume_io() - let requests held for a reconnect go
  * @dev: the device: live again (they go out), or dead or deleting (they fail)
  */
@@ -219,6 +241,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		WRITE_ONCE(dev->reconnects, dev->reconnects + 1);
 		rmem_dev_start_ka(dev);
 		rmem_dev_resume_io(dev);
+		rmem_dev_check_queues(dev);
 		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts)\n",
 			dev->name, &dev->cfg.peer,
 			jiffies_to_msecs(jiffies - dev->lost_at), dev->attempts);

@@ -203,7 +203,7 @@ static void rmem_session_setup_work(struct work_struct *work)
 	}
 	/* live before READY goes out: the client JOINs as soon as it has it */
 	mutex_lock(&srv->lock);
-	if (status == RMEM_WIRE_OK && !sess->dead) {
+	if (status == RMEM_WIRE_OK && !sess->dead && !sess->orphan) {
 		sess->live = true;
 		sess->was_live = true;
 	}
@@ -265,6 +265,12 @@ static void rmem_session_drop_conns(struct rmem_session *sess)
 
 		if (!conn)
 			continue;
+		/*
+		 * Drain: a probe still posted on the old queue pair must
+		 * complete (flushed) here, not in the shared CQ after a
+		 * reconnect, where it would look like a loss of the new one.
+		 */
+		ib_drain_qp(conn->cm_id->qp);
 		rdma_destroy_qp(conn->cm_id);
 		rdma_destroy_id(conn->cm_id);
 		mutex_lock(&srv->lock);
@@ -619,7 +625,14 @@ static enum rmem_wire_status rmem_session_join(struct rmem_server *srv,
 
 	mutex_lock(&srv->lock);
 	found = rmem_session_find(srv, req->join.token);
-	if (!found || !found->live || found->dead)
+	if (!found || found->dead)
+		goto out_unlock;
+	/* lost again while the client reconnects: it tries anew */
+	status = RMEM_WIRE_EAGAIN;
+	if (found->orphan)
+		goto out_unlock;
+	status = RMEM_WIRE_ENOSESSION;
+	if (!found->live)
 		goto out_unlock;
 	status = RMEM_WIRE_EINVAL;
 	if (!index || index >= found->nr_qps || found->conns[index] ||
@@ -674,6 +687,8 @@ static enum rmem_wire_status rmem_session_reconnect(struct rmem_server *srv,
 		goto out_unlock;
 	sess->orphan = false;
 	sess->conns_gone = false;
+	/* no probe of the old queue pairs is pending any more (drained) */
+	rmem_probe_done(&sess->ka);
 	/* hold_work checks orphan under the lock: a late run does nothing */
 	cancel_delayed_work(&sess->hold_work);
 	memcpy(&sess->peer, &id->route.addr.dst_addr, sizeof(sess->peer));

@@ -21,6 +21,8 @@ PKGS=(
 	libibverbs-dev librdmacm-dev
 	# workloads, references and plots
 	fio nvme-cli e2fsprogs gnuplot-nox
+	# md RAID1 across two rmem devices (mirror recipe and its test)
+	mdadm
 	# rmemctl
 	libmnl-dev
 	# checkpatch.pl, kselftest_harness.h come from this tarball

@@ -26,7 +26,14 @@ check "$CYCLES attach/detach cycles" vm -t 1200 "$H" \
 	"for i in \$(seq $CYCLES); do $R dev add peer $A size 8M > /dev/null && $R dev del rmem0 || { echo cycle \$i; exit 1; }; done"
 read -r s1 f1 <<< "$(mem)"
 echo "# SUnreclaim ${s0} -> ${s1} kB ($((s1 - s0)) kB), MemFree ${f0} -> ${f1} kB ($((f1 - f0)) kB)"
-check "unreclaimable slab grew by less than 256 KiB" test $((s1 - s0)) -lt 256
+if vm "$H" "dmesg | grep -q 'KernelAddressSanitizer initialized'"; then
+	# KASAN's quarantine keeps freed objects in the slab (936 KiB after 200
+	# cycles seen): growth says nothing; the kmemleak scan at teardown is
+	# the leak check on this kernel
+	echo "# KASAN kernel: slab growth not checked (kmemleak scans at teardown)"
+else
+	check "unreclaimable slab grew by less than 256 KiB" test $((s1 - s0)) -lt 256
+fi
 check "free memory shrank by less than 10 MiB (noise: +-5 MiB seen)" test $((f0 - f1)) -lt 10240
 expect_eq "the pool is empty again" "0" json "$H" "j[0]['used']" server show
 
