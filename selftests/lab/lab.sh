@@ -50,10 +50,12 @@ RMEM_LAB_KERNEL=${RMEM_LAB_KERNEL:-}
 # LAB_APPEND: more kernel parameters.  On the debug kernel, ACPI's AML
 # interpreter under KASAN and lockdep takes ~20 s per PCI interrupt link
 # (80 s a boot): route PCI interrupts from the BIOS's PIRQ table instead.
-# And 4-level paging: with TCG's 5-level paging, an interrupt during
-# identify_boot_cpu() once drew a KASAN wild-memory-access report in
-# handle_edge_irq() (core kernel, before any test ran).
-LAB_APPEND=${LAB_APPEND-${RMEM_LAB_KERNEL:+pci=noacpi no5lvl}}
+LAB_APPEND=${LAB_APPEND-${RMEM_LAB_KERNEL:+pci=noacpi}}
+# LAB_CPU: QEMU's -cpu.  On the debug kernel, no 5-level paging (6.1 has no
+# no5lvl parameter): with it, an interrupt during identify_boot_cpu() once
+# drew a KASAN wild-memory-access report in handle_edge_irq() (core
+# kernel, before any test ran).
+LAB_CPU=${LAB_CPU:-max${RMEM_LAB_KERNEL:+,la57=off}}
 
 # lab_kver: the kernel release rmem.ko was built for (= the kernel booted).
 lab_kver()
@@ -103,7 +105,7 @@ lab_boot()
 	local memvar=LAB_MEM_${name^^}
 	local mem=${!memvar:-$LAB_MEM}
 	qemu-system-x86_64 -name "$name" -nodefaults -no-user-config \
-		-accel tcg,thread=multi -cpu max -smp "$LAB_CPUS" -m "$mem" \
+		-accel tcg,thread=multi -cpu "$LAB_CPU" -smp "$LAB_CPUS" -m "$mem" \
 		-kernel "$LAB_VMLINUZ" -initrd "$LAB_INITRD" -append "$cmdline" \
 		-display none -serial "file:$dir/console.log" -no-reboot \
 		-qmp "unix:$dir/qmp.sock,server=on,wait=off" \
