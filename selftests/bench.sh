@@ -169,7 +169,8 @@ bench_setup()
 
 	say "setting up brd, nvmet-rdma, nvme-rdma, rmem"
 	# ram0: exported by nvmet on the server; ram1: the client's local disk
-	lab_exec "$S" "modprobe brd rd_nr=2 rd_size=$((SIZE_MB * 1024)) && modprobe nvmet-rdma && cd /sys/kernel/config/nvmet && mkdir subsystems/bench && echo 1 > subsystems/bench/attr_allow_any_host && mkdir subsystems/bench/namespaces/1 && echo /dev/ram0 > subsystems/bench/namespaces/1/device_path && echo 1 > subsystems/bench/namespaces/1/enable && mkdir ports/1 && echo rdma > ports/1/addr_trtype && echo ipv4 > ports/1/addr_adrfam && echo $A > ports/1/addr_traddr && echo 4420 > ports/1/addr_trsvcid && ln -s /sys/kernel/config/nvmet/subsystems/bench ports/1/subsystems/bench" || return 1
+	lab_exec "$S" "modprobe brd rd_nr=2 rd_size=$((SIZE_MB * 1024))" &&
+		nvmet_export "$S" bench /dev/ram0 "$A" || return 1
 	[ "$C" = "$S" ] || lab_exec "$C" "modprobe brd rd_nr=2 rd_size=$((SIZE_MB * 1024))" || return 1
 	nvme_connect || return 1
 	rmem_load "$S" || return 1

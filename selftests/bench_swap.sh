@@ -73,12 +73,15 @@ run_target rmem /dev/rmem0 || fail=1
 lab_exec -t 120 "$H" "$R dev del rmem0 && $R server del s0 && rmmod rmem"
 
 say "nvme-rdma"
-NVMET=/sys/kernel/config/nvmet
-lab_exec -t 120 "$H" "modprobe brd rd_nr=1 rd_size=$((DEV_MIB * 1024)) && modprobe nvmet-rdma && cd $NVMET && mkdir subsystems/swapb && echo 1 > subsystems/swapb/attr_allow_any_host && mkdir subsystems/swapb/namespaces/1 && echo /dev/ram0 > subsystems/swapb/namespaces/1/device_path && echo 1 > subsystems/swapb/namespaces/1/enable && mkdir ports/1 && echo rdma > ports/1/addr_trtype && echo ipv4 > ports/1/addr_adrfam && echo $A > ports/1/addr_traddr && echo 4420 > ports/1/addr_trsvcid && ln -s $NVMET/subsystems/swapb ports/1/subsystems/swapb && modprobe nvme-rdma && nvme connect -t rdma -a $A -s 4420 -n swapb > /dev/null && sleep 2" ||
+{ lab_exec "$H" "modprobe brd rd_nr=1 rd_size=$((DEV_MIB * 1024))" &&
+	nvmet_export "$H" swapb /dev/ram0 "$A" &&
+	lab_exec -t 120 "$H" "modprobe nvme-rdma && nvme connect -t rdma -a $A -s 4420 -n swapb > /dev/null && sleep 2"; } ||
 	{ say "nvme-rdma setup failed"; exit 1; }
 NVME=$(lab_exec "$H" "ls /dev/nvme*n1 | head -n 1")
 run_target nvme-rdma "$NVME" || fail=1
-lab_exec -t 120 "$H" "nvme disconnect -n swapb > /dev/null; cd $NVMET && rm ports/1/subsystems/swapb && rmdir ports/1 && echo 0 > subsystems/swapb/namespaces/1/enable && rmdir subsystems/swapb/namespaces/1 && rmdir subsystems/swapb && sleep 1 && rmmod brd"
+lab_exec -t 120 "$H" "nvme disconnect -n swapb > /dev/null"
+nvmet_unexport "$H" swapb
+lab_exec "$H" "sleep 1 && rmmod brd"
 
 say "zram"
 lab_exec "$H" "modprobe zram num_devices=1 && echo ${DEV_MIB}M > /sys/block/zram0/disksize && cat /sys/block/zram0/comp_algorithm" | sed 's/^/# zram algorithms: /'

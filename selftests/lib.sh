@@ -25,6 +25,21 @@ rping_ok()
 	lab_exec -t 60 "$c" "timeout 30 rping -c -a $addr -C $count -V -v | tail -n 2"
 }
 
+# nvmet_export VM NQN DEV ADDR: export block device DEV over NVMe-oF RDMA
+# (nvmet-rdma, port 1, ADDR:4420) as subsystem NQN, open to any host.
+nvmet_export()
+{
+	local vm=$1 nqn=$2 dev=$3 addr=$4 n=/sys/kernel/config/nvmet
+	lab_exec -t 120 "$vm" "modprobe nvmet-rdma && cd $n && mkdir subsystems/$nqn && echo 1 > subsystems/$nqn/attr_allow_any_host && mkdir subsystems/$nqn/namespaces/1 && echo $dev > subsystems/$nqn/namespaces/1/device_path && echo 1 > subsystems/$nqn/namespaces/1/enable && mkdir ports/1 && echo rdma > ports/1/addr_trtype && echo ipv4 > ports/1/addr_adrfam && echo $addr > ports/1/addr_traddr && echo 4420 > ports/1/addr_trsvcid && ln -s $n/subsystems/$nqn ports/1/subsystems/$nqn"
+}
+
+# nvmet_unexport VM NQN: undo nvmet_export.
+nvmet_unexport()
+{
+	local vm=$1 nqn=$2
+	lab_exec -t 120 "$vm" "cd /sys/kernel/config/nvmet && rm ports/1/subsystems/$nqn && rmdir ports/1 && echo 0 > subsystems/$nqn/namespaces/1/enable && rmdir subsystems/$nqn/namespaces/1 && rmdir subsystems/$nqn"
+}
+
 # rmemctl in a VM, as a shell string: "$(R) dev show"
 R=$RMEMCTL
 

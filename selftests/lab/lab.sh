@@ -81,7 +81,7 @@ lab_prepare()
 	if [ ! -e "$LAB_INITRD" ] || [ "$LAB_DIR/initramfs-init" -nt "$LAB_INITRD" ] ||
 	   [ "$LAB_DIR/mkinitramfs.sh" -nt "$LAB_INITRD" ] ||
 	   { [ -n "$LAB_MODROOT" ] && [ "$LAB_VMLINUZ" -nt "$LAB_INITRD" ]; }; then
-		"$LAB_DIR/mkinitramfs.sh" "$LAB_KVER" "$LAB_INITRD" $LAB_MODROOT || return 1
+		"$LAB_DIR/mkinitramfs.sh" "$LAB_KVER" "$LAB_INITRD" ${LAB_MODROOT:+"$LAB_MODROOT"} || return 1
 	fi
 	mkdir -p "$LAB_BUILD"
 	LAB_RUN=$(mktemp -d "$LAB_BUILD/run.XXXXXX")
