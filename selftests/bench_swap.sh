@@ -26,7 +26,7 @@ source "$(dirname "$0")/lib.sh"
 SET_MIB=${SWAP_SET_MIB:-768}
 LIMIT_MIB=${SWAP_LIMIT_MIB:-256}
 RUNS=${SWAP_RUNS:-2}
-PASSES=${SWAP_PASSES:-2}
+PASSES=${SWAP_PASSES:-1}
 DEV_MIB=$((SET_MIB + 128))
 : "${LAB_MEM:=3072}"
 export LAB_MEM

@@ -75,7 +75,7 @@ def main():
         script = """
 set terminal pngcairo size 900,420 noenhanced
 set output '%s'
-set multiplot layout 1,2 title 'swap: %d MiB working set, %d passes'
+set multiplot layout 1,2 title 'swap: %d MiB working set, %d check-and-rewrite pass(es)'
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set yrange [0:*]
