@@ -16,9 +16,11 @@
  *
  *   swapload size_mib=1024 passes=2 order=seq errors=0 seconds=41.2
  *     majflt=524288 touch_us_p50=... touch_us_p99=... slow_touches=...
- *     slow_us_mean=...
+ *     slow_us_mean=... user_s=... sys_s=...
  *
- * touch_us_*: latency of the first access to each page in the checking
+ * user_s and sys_s: the CPU time the workload used in user space and in
+ * the kernel (its page faults, the reclaim it did itself); the rest of
+ * seconds it waited, mostly for swap-ins.  touch_us_*: latency of the first access to each page in the checking
  * passes (the cost of a major fault, when the page was swapped out);
  * slow_touches counts the accesses above 20 us, slow_us_mean their mean.
  */
@@ -66,6 +68,11 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -173,11 +180,13 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru1);
 
 	qsort(lat, nlat, sizeof(*lat), cmp_double);
-	printf("swapload size_mib=%lu passes=%lu order=%s errors=%llu seconds=%.2f majflt=%ld touch_us_p50=%.1f touch_us_p99=%.1f slow_touches=%llu slow_us_mean=%.1f\n",
+	printf("swapload size_mib=%lu passes=%lu order=%s errors=%llu seconds=%.2f majflt=%ld touch_us_p50=%.1f touch_us_p99=%.1f slow_touches=%llu slow_us_mean=%.1f user_s=%.2f sys_s=%.2f\n",
 	       size_mib, passes, random_order ? "random" : "seq",
 	       (unsigned long long)errors, (t1 - t0) / 1e6,
 	       ru1.ru_majflt - ru0.ru_majflt, lat[nlat / 2],
 	       lat[nlat * 99 / 100], (unsigned long long)slow,
-	       slow ? slow_sum / slow : 0.0);
+	       slow ? slow_sum / slow : 0.0,
+	       tv_s(&ru1.ru_utime) - tv_s(&ru0.ru_utime),
+	       tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_stime));
 	return errors ? 1 : 0;
 }
