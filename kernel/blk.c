@@ -554,8 +554,13 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
 	/* one work request is kept spare for a chunk boundary */
 	u64 zero_max = (u64)(RMEM_WRS_PER_RQ - 1) * dev->max_sge * RMEM_ZERO_BUF;
 
-	/* no larger than a chunk: it then crosses at most one boundary */
-	zero_max = min_t(u64, min_t(u64, zero_max, SZ_4M), dev->chunk_size);
+	/*
+	 * No larger than a chunk: it then crosses at most one boundary.  No
+	 * larger than a data request either: the keep-alive counts a
+	 * completion as proof of life (recovery.c), so no single request may
+	 * take much longer than another on a slow link.
+	 */
+	zero_max = min_t(u64, min_t(u64, zero_max, SZ_1M), dev->chunk_size);
 	blk_queue_logical_block_size(q, SECTOR_SIZE);
 	blk_queue_physical_block_size(q, PAGE_SIZE);
 	blk_queue_io_min(q, PAGE_SIZE);
