@@ -14,6 +14,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -223,6 +224,19 @@ static int rmem_queue_connect_locked(struct rmem_queue *queue)
 	return rdma_connect_locked(queue->cm_id, &p);
 }
 
+/*
+ * Nothing listens at the peer's address and port: the peer's connection
+ * manager answers for the service (IB and RoCE), or the peer's TCP stack
+ * refuses (iWARP).  An rmem server keeps its listener for as long as it
+ * holds any session, so this means every session it had is gone.
+ */
+static bool rmem_no_listener(struct rdma_cm_id *id, int status)
+{
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		return status == -ECONNREFUSED;
+	return status == IB_CM_REJ_INVALID_SERVICE_ID;
+}
+
 static void rmem_queue_rejected(struct rmem_queue *queue,
 				struct rdma_cm_event *ev)
 {
@@ -256,17 +270,23 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 	unsigned int st;
 
 	rej = rdma_consumer_reject_data(queue->cm_id, ev, &len);
-	if (!rej || len < sizeof(*rej) ||
-	    le32_to_cpu(rej->magic) != RMEM_WIRE_MAGIC) {
+	if (rmem_no_listener(queue->cm_id, ev->status)) {
 		rmem_queue_cm_fail(queue, -ECONNREFUSED,
 				   "connection refused: no rmem server at that address and port");
+		return;
+	}
+	if (!rej || len < sizeof(*rej) ||
+	    le32_to_cpu(rej->magic) != RMEM_WIRE_MAGIC) {
+		/* the peer's connection manager, not an rmem server: retry */
+		rmem_queue_cm_fail(queue, -ECONNRESET,
+				   "the peer's RDMA connection manager refused the connection");
 		return;
 	}
 	st = le16_to_cpu(rej->status);
 	if (le16_to_cpu(rej->version) != RMEM_WIRE_VERSION)
 		st = RMEM_WIRE_EVERSION;
 	if (st >= ARRAY_SIZE(why) || !why[st].msg)
-		rmem_queue_cm_fail(queue, -ECONNREFUSED,
+		rmem_queue_cm_fail(queue, -ECONNRESET,
 				   "server refused the connection");
 	else
 		rmem_queue_cm_fail(queue, why[st].err, why[st].msg);

@@ -197,6 +197,9 @@ static const char *rmem_reconnect_fatal(int err)
 		return "the server's memory is another one now (new pool or generation)";
 	case -ENOENT:
 		return "the server does not know the session any more";
+	case -ECONNREFUSED:
+		/* the server keeps its listener while it holds sessions */
+		return "no rmem server listens at the peer any more: the memory is gone";
 	case -EPROTONOSUPPORT:
 	case -EPROTO:
 		return "the server speaks another protocol now";
