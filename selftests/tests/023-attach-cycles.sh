@@ -6,7 +6,8 @@
 # per cycle would be 400 KiB or more) and free memory, after dropping the
 # caches, by less than 10 MiB (a leaked 64 KiB buffer or more per cycle
 # from the page allocator would be 12.5 MiB).  Then dev del while fio runs
-# at queue depth 32 on both queue pairs: fio sees errors, nothing hangs.
+# at queue depth 32 on both queue pairs: refused without force (the
+# device stays live), with force fio sees errors and nothing hangs.
 source "$(dirname "$0")/../lib.sh"
 
 CYCLES=${RMEM_CYCLES:-200}
@@ -40,6 +41,8 @@ expect_eq "the pool is empty again" "0" json "$H" "j[0]['used']" server show
 check "attach for the deep-queue detach" vm -t 60 "$H" "$R dev add peer $A size 16M qps 2 > /dev/null"
 vm "$H" "rm -f /tmp/fio.rc; (fio --name=d --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2 --rw=randrw --bs=4k --size=16M --time_based --runtime=60 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 5
+expect_err "dev del without force while fio runs at QD32 is refused" "in use.*force" "$H" "$R dev del rmem0"
+expect_eq "the device is still live after the refused del" "live" json "$H" "j[0]['state']" dev show
 check "dev del force while fio runs at QD32 returns" vm -t 60 "$H" "$R dev del rmem0 force"
 check "fio ends with I/O errors, not a hang" vm -t 90 "$H" \
 	"for i in \$(seq 60); do [ -e /tmp/fio.rc ] && break; sleep 1; done; [ -e /tmp/fio.rc ] && [ \$(cat /tmp/fio.rc) != 0 ]"
