@@ -121,11 +121,14 @@ struct rmem_remote_chunk {
  * @state: &enum rmem_dev_state
  * @fail_work: reacts to a broken connection: reconnecting, or dead
  * @reconnect_work: reconnect attempts, with backoff
+ * @deadline_work: ends reconnecting at the loss timeout, even while an
+ *	attempt is stuck (in an allocation under memory pressure)
  * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
  * @ka: the probe in flight (probe.c)
  * @has_session: READY arrived once: the token identifies our session
  * @registered: the disk exists: a lost connection is worth a reconnect
- * @quiesced: the block queue is quiesced for a reconnect
+ * @quiesced: the block queue is quiesced for a reconnect (1) or not (0);
+ *	changed with xchg() (reconnect and deadline work race for it)
  * @lost_at: jiffies when the connection was lost
  * @attempts: reconnect attempts since then
  * @reconnects: connections re-established since the attach
@@ -162,11 +165,12 @@ struct rmem_dev {
 	enum rmem_dev_state state;
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;
+	struct delayed_work deadline_work;
 	struct delayed_work ka_work;
 	struct rmem_probe ka;
 	bool has_session;
 	bool registered;
-	bool quiesced;
+	int quiesced;
 	unsigned long lost_at;
 	unsigned int attempts;
 	unsigned int reconnects;

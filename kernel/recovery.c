@@ -37,6 +37,8 @@ static void rmem_dev_fail_work(struct work_struct *work)
 		dev->attempts = 0;
 		pr_warn("%s: lost the connection to %pISpc; reconnecting, I/O waits up to %u ms\n",
 			dev->name, &dev->cfg.peer, dev->cfg.loss_timeout_ms);
+		mod_delayed_work(rmem_wq, &dev->deadline_work,
+				 msecs_to_jiffies(dev->cfg.loss_timeout_ms));
 		queue_delayed_work(rmem_wq, &dev->reconnect_work, 0);
 		rmem_nl_notify_dev(dev);
 		return;
@@ -159,9 +161,8 @@ void rmem_dev_check_queues(struct rmem_dev *dev)
  */
 void rmem_dev_resume_io(struct rmem_dev *dev)
 {
-	if (!dev->quiesced)
+	if (!xchg(&dev->quiesced, 0))
 		return;
-	dev->quiesced = false;
 	blk_mq_unquiesce_queue(dev->disk->queue);
 	blk_mq_kick_requeue_list(dev->disk->queue);
 }
@@ -225,10 +226,16 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING)
 		return;
-	if (!dev->quiesced) {
+	if (!READ_ONCE(dev->quiesced)) {
 		/* hold new I/O; what was posted is flushed and requeued */
 		blk_mq_quiesce_queue(dev->disk->queue);
-		dev->quiesced = true;
+		/* full barrier: either we see the deadline's "dead" ... */
+		smp_store_mb(dev->quiesced, 1);
+		if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING) {
+			/* ... or it sees our quiesce and lifts it */
+			rmem_dev_resume_io(dev);
+			return;
+		}
 		cancel_delayed_work_sync(&dev->ka_work);
 		rmem_dev_destroy_queues(dev);
 	}
@@ -241,6 +248,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
 			    RMEM_DEV_STATE_LIVE) != RMEM_DEV_STATE_RECONNECTING)
 			return;
+		cancel_delayed_work(&dev->deadline_work);
 		WRITE_ONCE(dev->reconnects, dev->reconnects + 1);
 		rmem_dev_start_ka(dev);
 		rmem_dev_resume_io(dev);
@@ -269,6 +277,25 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	rmem_nl_notify_dev(dev);
 }
 
+/*
+ * The loss timeout, on its own: an attempt may be stuck for long (a
+ * GFP_NOIO allocation under memory pressure neither fails nor calls the
+ * OOM killer), so the held I/O must not wait for it to return.
+ */
+static void rmem_dev_deadline_work(struct work_struct *work)
+{
+	struct rmem_dev *dev = container_of(to_delayed_work(work),
+					    struct rmem_dev, deadline_work);
+
+	if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
+		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
+		return;
+	pr_err("%s: no reconnect within the loss timeout (%u attempts); the device is dead, I/O fails\n",
+	       dev->name, dev->attempts);
+	rmem_dev_resume_io(dev);
+	rmem_nl_notify_dev(dev);
+}
+
 /**
  * rmem_dev_recovery_init() - set up failure handling of a new device
  * @dev: the device
@@ -277,6 +304,7 @@ void rmem_dev_recovery_init(struct rmem_dev *dev)
 {
 	INIT_WORK(&dev->fail_work, rmem_dev_fail_work);
 	INIT_DELAYED_WORK(&dev->reconnect_work, rmem_dev_reconnect_work);
+	INIT_DELAYED_WORK(&dev->deadline_work, rmem_dev_deadline_work);
 	INIT_DELAYED_WORK(&dev->ka_work, rmem_dev_ka_work);
 	rmem_probe_init(&dev->ka, rmem_dev_ka_done);
 }
@@ -291,5 +319,6 @@ void rmem_dev_recovery_stop(struct rmem_dev *dev)
 {
 	cancel_work_sync(&dev->fail_work);
 	cancel_delayed_work_sync(&dev->reconnect_work);
+	cancel_delayed_work_sync(&dev->deadline_work);
 	cancel_delayed_work_sync(&dev->ka_work);
 }

@@ -57,6 +57,11 @@ rmem_load "$S" || exit 1
 rmem_load "$C" || exit 1
 check "client VM has ${LAB_MEM_CLIENT} MiB" vm "$C" \
 	"[ \$(awk '/^MemTotal:/ {print int(\$2 / 1024)}' /proc/meminfo) -le $LAB_MEM_CLIENT ]"
+# swap.rst's recipe: a 16 MiB free reserve, so the network stack's atomic
+# allocations (rxe's skbs) do not fail while reclaim swaps (on the debug
+# kernel they did at the default 2.4 MiB: a false loss, then no memory to
+# reconnect)
+check "client keeps a 16 MiB free reserve" vm "$C" "echo 16384 > /proc/sys/vm/min_free_kbytes"
 check "server exports $((SET_MIB + 192)) MiB" vm -t 120 "$S" \
 	"$R server add name s0 listen $A size $((SET_MIB + 192))M > /dev/null"
 
