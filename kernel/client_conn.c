@@ -353,14 +353,22 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
  * runs on rdma_cm's workqueue, where a GFP_KERNEL allocation may reclaim
  * by swapping out; with swap on this very device, which holds its I/O
  * while it reconnects, that would wait for ever (seen: a reconnect under
- * memory pressure blocked on the handler's mutex).  So no I/O from here.
+ * memory pressure blocked on the handler's mutex).  So no I/O from here,
+ * and while the device reconnects, the same reserve as the reconnect work
+ * (see rmem_dev_reconnect_work()).
  */
 static int rmem_client_cm_handler(struct rdma_cm_id *id,
 				  struct rdma_cm_event *ev)
 {
+	struct rmem_queue *queue = id->context;
+	bool reserve = READ_ONCE(queue->dev->state) ==
+		       RMEM_DEV_STATE_RECONNECTING;
 	unsigned int noio = memalloc_noio_save();
+	unsigned int noreclaim = reserve ? memalloc_noreclaim_save() : 0;
 	int ret = __rmem_client_cm_handler(id, ev);
 
+	if (reserve)
+		memalloc_noreclaim_restore(noreclaim);
 	memalloc_noio_restore(noio);
 	return ret;
 }

@@ -221,7 +221,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms);
 	const char *why;
 	unsigned long delay;
-	unsigned int noio;
+	unsigned int noio, noreclaim;
 	int ret;
 
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING)
@@ -240,9 +240,17 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		rmem_dev_destroy_queues(dev);
 	}
 	dev->attempts++;
-	/* swap may be on this device: reclaim must not wait for it */
+	/*
+	 * Swap may be on this device, and its writeback waits for this
+	 * reconnect: reclaim must not wait for it (noio), and the attempt's
+	 * few allocations may use the reserve below the min watermark, as
+	 * swap writeback itself does (noreclaim sets PF_MEMALLOC; with the
+	 * reserve empty they fail at once and the attempt is retried).
+	 */
 	noio = memalloc_noio_save();
+	noreclaim = memalloc_noreclaim_save();
 	ret = rmem_dev_reconnect_once(dev);
+	memalloc_noreclaim_restore(noreclaim);
 	memalloc_noio_restore(noio);
 	if (!ret) {
 		if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,

@@ -35,7 +35,7 @@ LAB_ADDR_CLIENT=198.18.1.2
 LAB_PREFIX=24
 
 # Kernel log lines that fail a test.
-LAB_BAD_RE='(^|[^_A-Za-z])BUG[: ]|WARNING:|Oops|KASAN|list_(add|del) corruption|hung task|blocked for more than|refcount_t'
+LAB_BAD_RE='(^|[^_A-Za-z])BUG[: ]|WARNING:|Oops|KASAN|Kernel panic|list_(add|del) corruption|hung task|blocked for more than|refcount_t'
 
 declare -A LAB_PID=()
 LAB_VMS=()
@@ -185,7 +185,17 @@ lab_exec()
 	while [ ! -e "$cmd/$n.rc" ]; do
 		if [ $t -ge $((timeout * 10)) ] || ! kill -0 "${LAB_PID[$name]}" 2>/dev/null; then
 			cat "$cmd/$n.out" 2>/dev/null
-			lab_log "$name: '$*' did not finish (timeout ${timeout}s or VM gone)"
+			if kill -0 "${LAB_PID[$name]}" 2>/dev/null; then
+				lab_log "$name: '$*' did not finish within ${timeout}s"
+			elif [ ! -e "$LAB_RUN/$name/gone" ]; then
+				# once per VM (a file: callers run in subshells): what
+				# it said last, as CI keeps no lab directory
+				: > "$LAB_RUN/$name/gone"
+				lab_log "$name: '$*' did not finish: the VM is gone; its console ended with:"
+				tail -n 40 "$LAB_RUN/$name/console.log" 2>/dev/null | sed 's/^/# | /'
+			else
+				lab_log "$name: '$*' did not finish: the VM is gone"
+			fi
 			return 124
 		fi
 		sleep 0.1
