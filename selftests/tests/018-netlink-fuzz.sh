@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Netlink fuzzer (selftests/rmem_nl_fuzz.c) against the loaded module:
+# Netlink fuzzer (selftests/nl_fuzz/) against the loaded module:
 # thousands of malformed requests to every command, and to command numbers
 # rmem does not have, each refused with an extack message unless the
 # genetlink core refuses it first; none accepted, none unanswered, nothing
