@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A rogue RDMA client (selftests/bin/rmem_rogue) attacks the kernel server
-# while a kernel client uses it: malformed connect requests (each must be
-# rejected with the right status, never accepted), one-sided RDMA outside
-# what its session was given (past a chunk's end, beyond every chunk, a
-# WRITE through the read-only chunk table, guessed keys: each must fail at
-# the NIC), and one session using another session's key (refused: another
-# protection domain).  The server must release every rogue session, and
-# the kernel client's data must stay intact, with no I/O error.
+# A rogue RDMA client (selftests/rogue/, built as selftests/bin/rmem_rogue)
+# attacks the kernel server while a kernel client uses it: malformed connect
+# requests (each must be rejected with the right status, never accepted),
+# one-sided RDMA outside what its session was given (past a chunk's end,
+# beyond every chunk, a WRITE through the read-only chunk table, guessed
+# keys: each must fail at the NIC), and one session using another session's
+# key (refused: another protection domain).  The server must release every
+# rogue session, and the kernel client's data must stay intact, with no I/O
+# error.
 source "$(dirname "$0")/../lib.sh"
 
 lab_start one || exit 1

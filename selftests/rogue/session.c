@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem_rogue: one rdma_cm connection, a session (NEW, READY, chunk table)
+ * and the tests of what an access may do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rogue.h"
+
+/* ---- one rdma_cm connection -------------------------------------------- */
+
+void peer_destroy(struct peer *p)
+{
+	if (p->has_qp)
+		rdma_destroy_qp(p->id);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->id)
+		rdma_destroy_id(p->id);
+	if (p->ch)
+		rdma_destroy_event_channel(p->ch);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A resolved rdma_cm id with its own PD, CQ and RC queue pair. */
+int peer_open(struct peer *p)
+{
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 2,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->ch = rdma_create_event_channel();
+	if (!p->ch)
+		return why_errno("rdma_create_event_channel");
+	if (fcntl(p->ch->fd, F_SETFL, fcntl(p->ch->fd, F_GETFL) | O_NONBLOCK))
+		return why_errno("fcntl");
+	if (rdma_create_id(p->ch, &p->id, NULL, RDMA_PS_TCP)) {
+		p->id = NULL;
+		return why_errno("rdma_create_id");
+	}
+	if (rdma_resolve_addr(p->id, NULL, server_addr, RESOLVE_MS))
+		return why_errno("rdma_resolve_addr");
+	if (expect_event(p->ch, RDMA_CM_EVENT_ADDR_RESOLVED))
+		return -1;
+	if (rdma_resolve_route(p->id, RESOLVE_MS))
+		return why_errno("rdma_resolve_route");
+	if (expect_event(p->ch, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return -1;
+	p->pd = ibv_alloc_pd(p->id->verbs);
+	if (!p->pd)
+		return why_errno("ibv_alloc_pd");
+	p->cq = ibv_create_cq(p->id->verbs, 8, NULL, NULL, 0);
+	if (!p->cq)
+		return why_errno("ibv_create_cq");
+	qpa.send_cq = p->cq;
+	qpa.recv_cq = p->cq;
+	if (rdma_create_qp(p->id, p->pd, &qpa))
+		return why_errno("rdma_create_qp");
+	p->has_qp = true;
+	return 0;
+}
+
+/*
+ * Send a connect request with @len bytes of private data and wait for the
+ * answer.  Like the kernel client: RDMA READs out (initiator depth 1),
+ * none in.  Returns -1 only when there is no answer at all.
+ */
+int peer_connect(struct peer *p, const void *data, uint8_t len,
+		 struct answer *a)
+{
+	struct rdma_conn_param cp = {
+		.private_data = data,
+		.private_data_len = len,
+		.initiator_depth = 1,
+		.responder_resources = 0,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	struct rdma_cm_event *ev;
+	const uint8_t *rej;
+
+	a->event = -1;
+	a->status = 0;
+	a->wire_status = -1;
+	a->wire_version = -1;
+	if (rdma_connect(p->id, &cp))
+		return why_errno("rdma_connect");
+	if (get_event(p->ch, &ev, TIMEOUT_MS))
+		return -1;
+	a->event = ev->event;
+	a->status = ev->status;
+	rej = ev->param.conn.private_data;
+	if (ev->event == RDMA_CM_EVENT_REJECTED && rej &&
+	    ev->param.conn.private_data_len >= WIRE_REJECT_LEN &&
+	    get32(rej) == WIRE_MAGIC) {
+		a->wire_version = get16(rej + 4);
+		a->wire_status = get16(rej + 6);
+	}
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		p->connected = true;
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+const char *answer_str(const struct answer *a)
+{
+	static char buf[160];
+
+	if (a->event == RDMA_CM_EVENT_REJECTED && a->wire_status >= 0)
+		snprintf(buf, sizeof(buf),
+			 "rejected, status %d (%s), server version %d, reason %d",
+			 a->wire_status, status_name(a->wire_status),
+			 a->wire_version, a->status);
+	else if (a->event == RDMA_CM_EVENT_REJECTED)
+		snprintf(buf, sizeof(buf),
+			 "rejected without rmem reject data, reason %d", a->status);
+	else if (a->event >= 0)
+		snprintf(buf, sizeof(buf), "%s (status %d)",
+			 rdma_event_str(a->event), a->status);
+	else
+		snprintf(buf, sizeof(buf), "no answer");
+	return buf;
+}
+
+/* Disconnect (bounded wait for DISCONNECTED); the QP flushes. */
+void peer_disconnect(struct peer *p)
+{
+	struct rdma_cm_event *ev;
+	bool done = false;
+
+	if (!p->connected)
+		return;
+	p->connected = false;
+	rdma_disconnect(p->id);
+	while (!done && !get_event(p->ch, &ev, TIMEOUT_MS)) {
+		done = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+		rdma_ack_cm_event(ev);
+	}
+	if (!done)
+		note("disconnect: %s", why);
+}
+
+/* ---- sessions ---------------------------------------------------------- */
+
+
+
+void session_close(struct session *s)
+{
+	peer_disconnect(&s->p);
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	if (s->ready_mr)
+		ibv_dereg_mr(s->ready_mr);
+	peer_destroy(&s->p);
+	free(s->buf);
+	free(s->ready_buf);
+	free(s->chunks);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * One signalled RDMA READ or WRITE of @len bytes between @local (in the
+ * session's buffer) and @raddr/@rkey; *@st is its completion status.
+ * Returns -1 when it could not be posted or did not complete in time.
+ */
+int session_rdma(struct session *s, enum ibv_wr_opcode op, void *local,
+		 uint32_t len, uint64_t raddr, uint32_t rkey,
+		 enum ibv_wc_status *st)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)local,
+		.length = len,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = WR_RDMA,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = raddr,
+		.wr.rdma.rkey = rkey,
+	}, *bad;
+	struct ibv_wc wc;
+	int ret;
+
+	ret = ibv_post_send(s->p.id->qp, &wr, &bad);
+	if (ret) {
+		errno = ret;
+		return why_errno("ibv_post_send");
+	}
+	if (cq_wait(s->p.cq, &wc, WC_TIMEOUT_MS))
+		return -1;
+	if (wc.wr_id != WR_RDMA) {
+		set_why("unexpected completion %" PRIu64 ": %s", wc.wr_id,
+			ibv_wc_status_str(wc.status));
+		return -1;
+	}
+	*st = wc.status;
+	return 0;
+}
+
+/* Parse READY and check it describes memory we can use. */
+static int session_parse_ready(struct session *s, const uint8_t *r)
+{
+	if (get32(r) != WIRE_MAGIC || get16(r + 4) != WIRE_VERSION) {
+		set_why("READY with magic 0x%08x version %u", get32(r),
+			get16(r + 4));
+		return -1;
+	}
+	if (get16(r + 6) != ST_OK) {
+		set_why("READY with status %u (%s)", get16(r + 6),
+			status_name(get16(r + 6)));
+		return -1;
+	}
+	memcpy(s->token, r + 8, WIRE_TOKEN_LEN);
+	/* pool_id at 24 */
+	s->generation = get64(r + 40);
+	s->size = get64(r + 48);
+	s->chunk_size = get64(r + 56);
+	s->nr_chunks = get32(r + 64);
+	s->table_rkey = get32(r + 68);
+	s->table_addr = get64(r + 72);
+	s->table_len = get32(r + 80);
+	if (!s->chunk_size || (s->chunk_size & (s->chunk_size - 1)) ||
+	    s->chunk_size < IO_LEN || !s->nr_chunks ||
+	    (uint64_t)s->nr_chunks * s->chunk_size < s->size ||
+	    s->table_len != s->nr_chunks * WIRE_CHUNK_LEN ||
+	    s->table_len > (1 << 24)) {
+		set_why("READY makes no sense: size %" PRIu64 " chunk_size %" PRIu64
+			" nr_chunks %u table_len %u", s->size, s->chunk_size,
+			s->nr_chunks, s->table_len);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Open a session: NEW on queue pair 0 (nr_qps 1, hold_ms 0), READY,
+ * then the chunk table read with an RDMA READ.
+ */
+static int session_open(struct session *s, uint64_t size)
+{
+	uint8_t req[WIRE_CONNECT_LEN];
+	struct ibv_recv_wr rwr = { .wr_id = WR_READY, .num_sge = 1 }, *rbad;
+	struct ibv_sge sge;
+	enum ibv_wc_status st;
+	struct ibv_wc wc;
+	size_t tspace;
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (peer_open(&s->p))
+		return -1;
+	s->ready_buf = aligned_alloc(4096, 4096);
+	if (!s->ready_buf)
+		return why_errno("aligned_alloc");
+	memset(s->ready_buf, 0, 4096);
+	s->ready_mr = ibv_reg_mr(s->p.pd, s->ready_buf, 4096,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (!s->ready_mr)
+		return why_errno("ibv_reg_mr");
+	sge.addr = (uintptr_t)s->ready_buf;
+	sge.length = 4096;
+	sge.lkey = s->ready_mr->lkey;
+	rwr.sg_list = &sge;
+	if (ibv_post_recv(s->p.id->qp, &rwr, &rbad))
+		return why_errno("ibv_post_recv");
+
+	req_new(req, 1, size);
+	if (peer_connect(&s->p, req, sizeof(req), &s->ans))
+		return -1;
+	if (s->ans.event != RDMA_CM_EVENT_ESTABLISHED) {
+		set_why("NEW not accepted: %s", answer_str(&s->ans));
+		return -1;
+	}
+	if (cq_wait(s->p.cq, &wc, READY_TIMEOUT_MS)) {
+		set_why("no READY in %d s", READY_TIMEOUT_MS / 1000);
+		return -1;
+	}
+	if (wc.wr_id != WR_READY || wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RECV || wc.byte_len != WIRE_READY_LEN) {
+		set_why("READY receive: %s, %u bytes", ibv_wc_status_str(wc.status),
+			wc.byte_len);
+		return -1;
+	}
+	if (session_parse_ready(s, s->ready_buf))
+		return -1;
+
+	tspace = (s->table_len + 4095) & ~(size_t)4095;
+	s->buf = aligned_alloc(4096, tspace + IO_LEN);
+	if (!s->buf)
+		return why_errno("aligned_alloc");
+	memset(s->buf, 0, tspace + IO_LEN);
+	s->data = s->buf + tspace;
+	s->mr = ibv_reg_mr(s->p.pd, s->buf, tspace + IO_LEN,
+			   IBV_ACCESS_LOCAL_WRITE);
+	if (!s->mr)
+		return why_errno("ibv_reg_mr");
+	if (session_rdma(s, IBV_WR_RDMA_READ, s->buf, s->table_len,
+			 s->table_addr, s->table_rkey, &st))
+		return -1;
+	if (st != IBV_WC_SUCCESS) {
+		set_why("reading the chunk table: %s", ibv_wc_status_str(st));
+		return -1;
+	}
+	s->chunks = calloc(s->nr_chunks, sizeof(*s->chunks));
+	if (!s->chunks)
+		return why_errno("calloc");
+	for (i = 0; i < s->nr_chunks; i++) {
+		s->chunks[i].addr = get64(s->buf + i * WIRE_CHUNK_LEN);
+		s->chunks[i].rkey = get32(s->buf + i * WIRE_CHUNK_LEN + 8);
+	}
+	return 0;
+}
+
+/*
+ * session_open() with retries while the server still frees the memory of
+ * sessions we closed a moment ago.  Reports a failure when it gives up.
+ */
+int session_new(struct session *s, const char *what)
+{
+	char reason[sizeof(why)];
+	int i, ws;
+
+	for (i = 0; i < OPEN_TRIES; i++) {
+		if (!session_open(s, SESSION_SIZE))
+			return 0;
+		ws = s->ans.wire_status;
+		memcpy(reason, why, sizeof(reason));
+		session_close(s);
+		if (ws != ST_ENOSPC && ws != ST_EAGAIN && ws != ST_ENOMEM)
+			break;
+		usleep(500 * 1000);
+	}
+	fail("%s: could not open a session: %s", what, reason);
+	return -1;
+}
+
+/* Bytes of chunk @i that belong to the session. */
+uint64_t chunk_bytes(const struct session *s, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * s->chunk_size;
+
+	if (off < s->size && s->size - off < s->chunk_size)
+		return s->size - off;
+	return s->chunk_size;
+}
+
+/*
+ * Whether the table says an access is one the session may make: inside a
+ * chunk through that chunk's rkey, or a READ inside the table.  No attack
+ * is run that this calls legal.
+ */
+bool legal(const struct session *s, bool write, uint64_t addr,
+	   uint32_t len, uint32_t rkey)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_chunks; i++)
+		if (rkey == s->chunks[i].rkey && addr >= s->chunks[i].addr &&
+		    addr + len <= s->chunks[i].addr + s->chunk_size)
+			return true;
+	return !write && rkey == s->table_rkey && addr >= s->table_addr &&
+	       addr + len <= s->table_addr + s->table_len;
+}
+
+bool known_rkey(const struct session *s, uint32_t rkey)
+{
+	uint32_t i;
+
+	if (rkey == s->table_rkey)
+		return true;
+	for (i = 0; i < s->nr_chunks; i++)
+		if (rkey == s->chunks[i].rkey)
+			return true;
+	return false;
+}
+
+/*
+ * A work completion that shows the remote NIC refused the access.  Success
+ * is the attack getting through; a flush means the QP was broken before
+ * the attempt; a local error means it never left this host.
+ */
+bool nic_refused(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_SUCCESS:
+	case IBV_WC_WR_FLUSH_ERR:
+	case IBV_WC_LOC_LEN_ERR:
+	case IBV_WC_LOC_QP_OP_ERR:
+	case IBV_WC_LOC_PROT_ERR:
+	case IBV_WC_LOC_ACCESS_ERR:
+		return false;
+	default:
+		return true;
+	}
+}
+
+bool all_bytes(const uint8_t *p, uint8_t v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
