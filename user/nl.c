@@ -480,8 +480,12 @@ static int nl_resolve_family(struct nl *nl)
 		if (nl->err.error == -ENOENT)
 			pr_err("kernel module rmem is not loaded (generic netlink family \"%s\" not found)",
 			       RMEM_FAMILY_NAME);
-		else if (nl->err.error)
+		else if (nl->err.error && nl->err.msg[0])
 			nl_perror(nl);
+		else if (nl->err.error)
+			/* e.g. ENOBUFS: the controller had no memory for it */
+			pr_err("cannot look up generic netlink family \"%s\": %s",
+			       RMEM_FAMILY_NAME, nl_strerror(-nl->err.error));
 		return -1;
 	}
 	if (!nl->family) {
