@@ -362,7 +362,8 @@ static const char *nl_strerror(int error)
 	return strerror(error);
 }
 
-static void nl_perror(const struct nl *nl)
+/* @what: said before the error when the kernel gave nothing else, or NULL */
+static void nl_perror(const struct nl *nl, const char *what)
 {
 	const struct nl_err *err = &nl->err;
 	const char *str = nl_strerror(-err->error);
@@ -376,6 +377,8 @@ static void nl_perror(const struct nl *nl)
 		pr_err("missing attribute %d: %s", err->miss_type, str);
 	else if (err->bad_type >= 0)
 		pr_err("invalid attribute %d: %s", err->bad_type, str);
+	else if (what)
+		pr_err("%s: %s", what, str);
 	else
 		pr_err("%s", str);
 }
@@ -385,7 +388,7 @@ int nl_run(struct nl *nl, mnl_cb_t cb, void *data)
 	int ret = nl_exchange(nl, cb, data);
 
 	if (ret < 0 && nl->err.error)
-		nl_perror(nl);
+		nl_perror(nl, NULL);
 	return ret;
 }
 
@@ -480,12 +483,9 @@ static int nl_resolve_family(struct nl *nl)
 		if (nl->err.error == -ENOENT)
 			pr_err("kernel module rmem is not loaded (generic netlink family \"%s\" not found)",
 			       RMEM_FAMILY_NAME);
-		else if (nl->err.error && nl->err.msg[0])
-			nl_perror(nl);
 		else if (nl->err.error)
-			/* e.g. ENOBUFS: the controller had no memory for it */
-			pr_err("cannot look up generic netlink family \"%s\": %s",
-			       RMEM_FAMILY_NAME, nl_strerror(-nl->err.error));
+			/* e.g. a bare ENOBUFS: the controller had no memory */
+			nl_perror(nl, "cannot look up generic netlink family \"" RMEM_FAMILY_NAME "\"");
 		return -1;
 	}
 	if (!nl->family) {
