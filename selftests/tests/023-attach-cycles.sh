@@ -4,10 +4,11 @@
 # module) leave the kernel's memory where it was: unreclaimable slab grows
 # by less than 256 KiB (a leaked device struct, queue array or session
 # per cycle would be 400 KiB or more) and free memory (with the per-CPU
-# free lists), after dropping the caches, by less than 10 MiB (a leaked 64 KiB buffer or more per cycle
-# from the page allocator would be 12.5 MiB).  Then dev del while fio runs
-# at queue depth 32 on both queue pairs: refused without force (the
-# device stays live), with force fio sees errors and nothing hangs.
+# free lists), after dropping the caches, by less than 10 MiB (a leaked
+# 64 KiB buffer or more per cycle from the page allocator would be
+# 12.5 MiB).  Then dev del while fio runs at queue depth 32 on both queue
+# pairs: refused without force (the device stays live), with force fio
+# sees errors and nothing hangs.
 source "$(dirname "$0")/../lib.sh"
 
 CYCLES=${RMEM_CYCLES:-200}
