@@ -15,16 +15,20 @@
 #   make lint       checkpatch --strict, kernel-doc and sparse on kernel code
 #   make install    install the module (with depmod), rmemctl, man page
 
-# Kernel to build against: the running kernel's headers when it has them,
-# else the newest Debian kernel whose image and headers are both installed
-# (the one the lab boots).
-KVER_RUNNING := $(shell uname -r)
-ifneq ($(wildcard /lib/modules/$(KVER_RUNNING)/build/Makefile),)
-KDIR ?= /lib/modules/$(KVER_RUNNING)/build
+# Kernels to build for: KDIR= names one tree (KDIRS= several).  Without
+# it, the running kernel if it has headers, else every installed Debian
+# kernel with both image and headers (the lab kernels).  Each gets its
+# build/<release>/rmem.ko.
+ifdef KDIR
+KDIRS := $(KDIR)
 else
-KDIR ?= $(shell scripts/debian-kdir.sh)
+KDIRS := $(shell scripts/kernels.sh kdirs)
 endif
-KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# the kernels make check boots: LAB_KERNELS="6.1 6.12" (releases or
+# prefixes of them) picks some; default: every lab kernel
+LAB_KERNELS ?=
+
+VERSION := $(shell cat VERSION)
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -32,30 +36,33 @@ LINUX_SRC := build/linux-src
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude/uapi
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude/uapi \
+	-DRMEM_VERSION=\"$(VERSION)\"
 MNL_CFLAGS := $(shell pkg-config --cflags libmnl 2>/dev/null)
 MNL_LIBS := $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl)
 
 RMEMCTL_SRCS := $(wildcard user/*.c)
-RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h
-KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) include/uapi/linux/rmem.h
+RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h VERSION
+KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/features/*.c)) \
+	include/uapi/linux/rmem.h
 
 .PHONY: all module tool tests deps check check-debug debug-kernel debug-module bench-swap demo bench lab-shell lint checkpatch kernel-doc sparse \
-	install clean print-kdir print-kver check-kdir check-spec
+	install clean print-kdir print-kver print-version check-kdir check-spec
 
 # what a host needs: the module and the tool (the tests come with make check)
 all: module tool
 
 check-kdir:
-	@test -f "$(KDIR)/Makefile" || { echo "No kernel headers at KDIR='$(KDIR)'. Run 'make deps' or set KDIR=." >&2; exit 1; }
+	@test -n "$(strip $(KDIRS))" || { echo "No kernel headers found. Run 'make deps' or set KDIR=." >&2; exit 1; }
 
+# "+": Kbuild runs under this make's jobserver (make -j, dkms)
 module: check-kdir
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	+@set -e; for k in $(KDIRS); do scripts/build-module.sh $$k; done
 
 tool: user/rmemctl
 
 user/rmemctl: $(RMEMCTL_SRCS) $(RMEMCTL_HDRS)
-	$(CC) $(CFLAGS) $(MNL_CFLAGS) -o $@ $(RMEMCTL_SRCS) $(MNL_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(MNL_CFLAGS) $(LDFLAGS) -o $@ $(RMEMCTL_SRCS) $(MNL_LIBS)
 
 tests:
 	$(MAKE) -C selftests
@@ -63,28 +70,26 @@ tests:
 deps:
 	@scripts/deps.sh
 
+# every lab kernel (or those LAB_KERNELS names) gets its module and its run
 check: deps
-	$(MAKE) all tests
-	selftests/run.sh $(T)
+	@k="$$(scripts/kernels.sh lab $(LAB_KERNELS))"; \
+	test -n "$$k" || { echo "no lab kernel$(if $(LAB_KERNELS), matches '$(LAB_KERNELS)'): make deps installs them" >&2; exit 1; }; \
+	$(MAKE) tool tests module KDIRS="$$(for r in $$k; do scripts/kernels.sh kdir $$r; done)" && \
+	LAB_KERNELS="$$k" selftests/run.sh $(T)
 
-# The debug lane: rmem.ko is built out of tree against the debug kernel in
-# build/debug (the normal kernel/rmem.ko stays as it is).
-DEBUG_MOD := $(CURDIR)/build/debug/mod
+# The debug lane: a KASAN/lockdep kernel built from linux-source-$(DEBUG_KERNEL)
+# (6.1 or 6.12), rmem.ko for it in build/<its release>/ like any other.
+DEBUG_KERNEL ?= 6.1
 
 debug-kernel: deps
-	scripts/debug-kernel.sh
+	scripts/debug-kernel.sh $(DEBUG_KERNEL)
 
 debug-module: deps
-	@dk=$$(scripts/debug-kernel.sh) && \
-	rm -rf $(DEBUG_MOD) && mkdir -p $(DEBUG_MOD)/kernel && \
-	cp Kbuild $(DEBUG_MOD)/ && cp -r include $(DEBUG_MOD)/ && \
-	cp kernel/Kbuild kernel/*.[ch] $(DEBUG_MOD)/kernel/ && \
-	$(MAKE) -C $$dk/tree M=$(DEBUG_MOD) modules
+	scripts/build-module.sh "$$(scripts/debug-kernel.sh $(DEBUG_KERNEL))/tree"
 
 check-debug: deps
-	$(MAKE) all tests debug-module
-	RMEM_LAB_KERNEL=$$(scripts/debug-kernel.sh --path) \
-	RMEM_KO=$(DEBUG_MOD)/kernel/rmem.ko \
+	$(MAKE) tool tests debug-module
+	RMEM_LAB_KERNEL=$$(scripts/debug-kernel.sh --path $(DEBUG_KERNEL)) \
 	RMEM_TEST_TIMEOUT=$${RMEM_TEST_TIMEOUT:-1500} LAB_MEM=$${LAB_MEM:-1536} \
 		selftests/run.sh $(T)
 
@@ -111,30 +116,53 @@ kernel-doc: deps
 	perl $(LINUX_SRC)/scripts/kernel-doc -none -v $(KERNEL_SRCS) 2>&1 | tee build/kernel-doc.log
 	@! grep -E 'warning|error' build/kernel-doc.log
 
+# sparse against every kernel built for (KDIR=: one)
 sparse: check-kdir
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-D__CHECK_ENDIAN__" modules 2>&1 | tee build/sparse.log
-	@! grep -E 'warning:|error:' build/sparse.log
+	@mkdir -p build; for k in $(KDIRS); do \
+		v=$$(scripts/kernels.sh kver $$k); \
+		scripts/build-module.sh $$k C=2 CF="-D__CHECK_ENDIAN__" modules \
+			> build/sparse-$$v.log 2>&1 || { cat build/sparse-$$v.log; exit 1; }; \
+		if grep -E 'warning:|error:' build/sparse-$$v.log; then exit 1; fi; \
+		echo "sparse: $$v: clean"; \
+	done
 
 lint: checkpatch kernel-doc sparse
 
 print-kdir:
-	@echo $(KDIR)
+	@echo $(KDIRS)
 
 print-kver:
-	@echo $(KVER)
+	@for k in $(KDIRS); do scripts/kernels.sh kver $$k; done
 
-# DESTDIR stages everything (module included) under another root.
+print-version:
+	@echo $(VERSION)
+
+# DESTDIR stages everything (module included) under another root.  A
+# kernel that signs its modules at install but whose key is not here (a
+# distribution kernel's) installs rmem.ko unsigned, without sign-file errors.
 INSTALL_MOD_PATH ?= $(DESTDIR)
 
 install: module tool
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
-		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
-	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
+	@set -e; for k in $(KDIRS); do \
+		v=$$(scripts/kernels.sh kver $$k); \
+		key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' $$k/include/config/auto.conf); \
+		nosign=; [ -z "$$key" ] || [ -e "$$key" ] || [ -e "$$k/$$key" ] || nosign=CONFIG_MODULE_SIG_ALL=; \
+		$(MAKE) -C $$k M=$(CURDIR)/build/$$v INSTALL_MOD_DIR=extra \
+			INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) $$nosign modules_install; \
+		depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $$v; \
+	done
 	install -D -m 0755 user/rmemctl $(DESTDIR)$(PREFIX)/sbin/rmemctl
 	install -D -m 0644 Documentation/rmemctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/rmemctl.8
 
+# Debian packages in build/deb/: rmem-dkms (dkms builds the module on the
+# target, for each kernel with headers) and rmemctl.  Builds no module here.
+.PHONY: deb
+deb:
+	@scripts/build-deb.sh
+
+# every per-kernel build (build/<release>/), not the lab's or the caches
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	for d in build/*/kernel/Kbuild; do [ ! -e "$$d" ] || rm -rf "$${d%/kernel/Kbuild}"; done
 	$(MAKE) -C selftests clean
 	rm -f user/rmemctl
 	rm -rf build/lab

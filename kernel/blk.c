@@ -17,6 +17,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "client.h"
+#include "compat.h"
 
 static int rmem_major;
 
@@ -182,7 +183,7 @@ static blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 	int n;
 
 	sg_init_table(cmd->sgl, blk_rq_nr_phys_segments(rq));
-	n = blk_rq_map_sg(rq->q, rq, cmd->sgl);
+	n = blk_rq_map_sg(rq, cmd->sgl);
 	if (WARN_ON_ONCE(n <= 0))
 		return BLK_STS_IOERR;
 	cmd->nents = ib_dma_map_sg(dev->ibdev, cmd->sgl, n, rq_dma_dir(rq));
@@ -547,7 +548,7 @@ static const struct attribute_group *rmem_disk_groups[] = {
 
 /* ---- disk lifetime ------------------------------------------------------ */
 
-static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
+static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 {
 	unsigned int segs = min_t(unsigned int, RMEM_MAX_SEGS,
 				  dev->max_sge * RMEM_WRS_PER_RQ);
@@ -561,9 +562,9 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
 	 * take much longer than another on a slow link.
 	 */
 	zero_max = min_t(u64, min_t(u64, zero_max, SZ_1M), dev->chunk_size);
-	blk_queue_logical_block_size(q, SECTOR_SIZE);
-	blk_queue_physical_block_size(q, PAGE_SIZE);
-	blk_queue_io_min(q, PAGE_SIZE);
+	lim->logical_block_size = SECTOR_SIZE;
+	lim->physical_block_size = PAGE_SIZE;
+	lim->io_min = PAGE_SIZE;
 	/*
 	 * No chunk_sectors: a request up to a chunk long crosses at most one
 	 * chunk boundary, which rmem_build_wrs() handles with one more work
@@ -571,15 +572,15 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
 	 * block layer refuse REQ_NOWAIT bios with -EAGAIN, and Linux 6.1's
 	 * io_uring loses such polled (IOPOLL) requests at queue depth > 1.
 	 */
-	blk_queue_max_hw_sectors(q, min_t(u64, SZ_1M, dev->chunk_size) >>
-				 SECTOR_SHIFT);
-	blk_queue_max_segments(q, segs);
-	blk_queue_max_discard_sectors(q, zero_max >> SECTOR_SHIFT);
-	blk_queue_max_write_zeroes_sectors(q, zero_max >> SECTOR_SHIFT);
-	q->limits.discard_granularity = PAGE_SIZE;
-	blk_queue_write_cache(q, false, false);
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
-	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+	lim->max_hw_sectors = min_t(u64, SZ_1M, dev->chunk_size) >> SECTOR_SHIFT;
+	lim->max_segments = segs;
+	lim->max_hw_discard_sectors = zero_max >> SECTOR_SHIFT;
+	lim->max_write_zeroes_sectors = zero_max >> SECTOR_SHIFT;
+	lim->discard_granularity = PAGE_SIZE;
+	/*
+	 * No features (BLK_FEAT_*): memory is not rotational, has no volatile
+	 * write cache to flush, and its timing is no source of entropy.
+	 */
 }
 
 /**
@@ -591,6 +592,7 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct request_queue *q)
 int rmem_blk_create(struct rmem_dev *dev)
 {
 	struct blk_mq_tag_set *set = &dev->tag_set;
+	struct queue_limits lim = {};
 	struct gendisk *disk;
 	int ret;
 
@@ -600,14 +602,15 @@ int rmem_blk_create(struct rmem_dev *dev)
 	set->queue_depth = dev->cfg.queue_depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = sizeof(struct rmem_req);
-	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	set->flags = RMEM_BLK_MQ_F_MERGE;
 	set->driver_data = dev;
 	set->timeout = 30 * HZ;
 	ret = blk_mq_alloc_tag_set(set);
 	if (ret)
 		return ret;
 
-	disk = blk_mq_alloc_disk(set, dev);
+	rmem_blk_limits(dev, &lim);
+	disk = blk_mq_alloc_disk(set, &lim, dev);
 	if (IS_ERR(disk)) {
 		ret = PTR_ERR(disk);
 		goto out_free_tag_set;
@@ -619,7 +622,6 @@ int rmem_blk_create(struct rmem_dev *dev)
 	disk->private_data = dev;
 	strscpy(disk->disk_name, dev->name, DISK_NAME_LEN);
 	set_capacity(disk, dev->cfg.size >> SECTOR_SHIFT);
-	rmem_blk_limits(dev, disk->queue);
 	dev->disk = disk;
 
 	ret = device_add_disk(NULL, disk, rmem_disk_groups);

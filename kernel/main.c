@@ -96,3 +96,4 @@ module_exit(rmem_exit);
 
 MODULE_DESCRIPTION("Remote RAM over RDMA as a block device");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RMEM_VERSION);

@@ -11,6 +11,7 @@
 #include <linux/rmem.h>
 
 #include "client.h"
+#include "compat.h"
 #include "rmem.h"
 #include "server.h"
 
@@ -337,7 +338,7 @@ static int rmem_nl_server_del_doit(struct sk_buff *skb, struct genl_info *info)
 static int rmem_nl_volume_get_dumpit(struct sk_buff *skb,
 				     struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr **attrs = genl_info_dump(cb)->attrs;
 	struct nlattr *tb[RMEM_A_VOLUME_MAX + 1] = {};
 	struct rmem_msg m = {
 		.portid = NETLINK_CB(cb->skb).portid, .seq = cb->nlh->nlmsg_seq,
@@ -346,9 +347,8 @@ static int rmem_nl_volume_get_dumpit(struct sk_buff *skb,
 	int idx = cb->args[0];
 	int ret;
 
-	if (info->attrs[RMEM_A_VOLUME]) {
-		ret = nla_parse_nested(tb, RMEM_A_VOLUME_MAX,
-				       info->attrs[RMEM_A_VOLUME],
+	if (attrs[RMEM_A_VOLUME]) {
+		ret = nla_parse_nested(tb, RMEM_A_VOLUME_MAX, attrs[RMEM_A_VOLUME],
 				       rmem_volume_policy, cb->extack);
 		if (ret)
 			return ret;

@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "compat.h"
 #include "proto.h"
 #include "rmem.h"
 #include "server.h"
@@ -190,7 +191,7 @@ static int rmem_server_geometry(struct rmem_server *srv, u64 want,
 		want = (u64)rmem_default_mr_size_mb << 20;
 	/* a chunk larger than the pool would only waste memory */
 	want = min_t(u64, want, rounddown_pow_of_two(pool_size));
-	for (shift = min_t(unsigned int, 21, PAGE_SHIFT + MAX_ORDER - 1);
+	for (shift = min_t(unsigned int, 21, PAGE_SHIFT + MAX_PAGE_ORDER);
 	     shift > PAGE_SHIFT; shift--)
 		if ((a->page_size_cap & BIT_ULL(shift)) && BIT_ULL(shift) <= want)
 			break;

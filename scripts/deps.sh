@@ -10,8 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(
-	# kernel the lab boots, and the headers rmem.ko builds against
+	# the kernels the lab boots and rmem.ko builds for: Debian 12's 6.1 LTS
+	# and 6.12 LTS (Debian 13's kernel), image and headers of each
 	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	# build tools
 	gcc make flex bison bc libelf-dev libssl-dev pkg-config sparse
 	# the lab: QEMU, a static busybox for the initramfs, module tools
@@ -25,8 +27,11 @@ PKGS=(
 	mdadm
 	# rmemctl
 	libmnl-dev
-	# checkpatch.pl, kselftest_harness.h come from this tarball
-	linux-source-6.1 xz-utils perl
+	# checkpatch.pl, kselftest_harness.h come from this tarball; both are
+	# the debug lane's kernel sources (make check-debug DEBUG_KERNEL=)
+	linux-source-6.1 linux-source-6.12 xz-utils perl
+	# make deb: Debian packages (rmem-dkms, rmemctl), dkms for the first
+	dkms dh-dkms debhelper dpkg-dev fakeroot
 	# spec/header drift check
 	python3 python3-yaml
 )

@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 			break;
 		case 'V':
 			printf("rmemctl %s (netlink family \"%s\" version %d)\n",
-			       RMEMCTL_VERSION, RMEM_FAMILY_NAME,
+			       RMEM_VERSION, RMEM_FAMILY_NAME,
 			       RMEM_FAMILY_VERSION);
 			return flush_stdout();
 		case 'h':

@@ -11,8 +11,9 @@
 
 #include "nl.h"
 
-#ifndef RMEMCTL_VERSION
-#define RMEMCTL_VERSION "0.1"
+/* from the top-level VERSION file, by the Makefile */
+#ifndef RMEM_VERSION
+#error "RMEM_VERSION is not defined: build with the top-level Makefile"
 #endif
 
 struct rmemctl {

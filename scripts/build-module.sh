@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-module.sh KDIR [KBUILD ARGS...]: build rmem.ko for the kernel tree
+# KDIR in build/<its release>/, so modules for several kernels live side by
+# side: configure (feature probes, scripts/configure.sh), then Kbuild.
+# build/<release>/ mirrors the source tree with symbolic links; the objects,
+# the generated rmem_config.h and rmem.ko are its own.  KBUILD ARGS go to
+# Kbuild (default: modules; make sparse passes C=2 ...).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+KDIR=${1:?usage: build-module.sh KDIR [KBUILD ARGS...]}
+shift
+[ -f "$KDIR/Makefile" ] || {
+	echo "No kernel headers at KDIR='$KDIR'. Run 'make deps' or set KDIR=." >&2
+	exit 1
+}
+KVER=$("$REPO/scripts/kernels.sh" kver "$KDIR")
+[ -n "$KVER" ] || { echo "build-module: $KDIR has no kernel release (not configured?)" >&2; exit 1; }
+OUT=$REPO/build/$KVER
+
+# the mirror: links to every source, none to a source that is gone
+mkdir -p "$OUT/kernel"
+ln -sfn ../../Kbuild "$OUT/Kbuild"
+ln -sfn ../../include "$OUT/include"
+ln -sfn ../../VERSION "$OUT/VERSION"
+for f in "$OUT"/kernel/*; do
+	[ ! -L "$f" ] || [ -e "$f" ] || rm -f "$f"
+done
+for f in "$REPO"/kernel/Kbuild "$REPO"/kernel/*.[ch]; do
+	case "$f" in *.mod.c) continue ;; esac
+	ln -sfn "../../../kernel/${f##*/}" "$OUT/kernel/${f##*/}"
+done
+
+"$REPO/scripts/configure.sh" "$KDIR" "$OUT/kernel"
+[ $# -gt 0 ] || set -- modules
+make -C "$KDIR" M="$OUT" "$@"
+if [ -e "$OUT/kernel/rmem.ko" ]; then
+	ln -f "$OUT/kernel/rmem.ko" "$OUT/rmem.ko" 2>/dev/null ||
+		cp "$OUT/kernel/rmem.ko" "$OUT/rmem.ko"
+fi
