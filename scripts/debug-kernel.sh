@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # debug-kernel.sh: build (once, then reuse) the kernel make check-debug boots:
-# Debian's linux-source-6.1 configured as x86_64_defconfig + kvm_guest.config
-# + scripts/debug-kernel.config (KASAN, lockdep, kmemleak, fault injection,
-# everything the lab needs built in).
+# Debian's linux-source-VERSION (6.1 or 6.12) configured as x86_64_defconfig
+# + kvm_guest.config + scripts/debug-kernel.config (KASAN, lockdep, kmemleak,
+# fault injection, everything the lab needs built in).
 #
-#   scripts/debug-kernel.sh          build if not cached; print the cache dir
-#   scripts/debug-kernel.sh --path   print the cache dir only (no build)
+#   scripts/debug-kernel.sh [VERSION]         build if not cached; print the
+#                                             cache dir (VERSION: 6.1)
+#   scripts/debug-kernel.sh --path [VERSION]  print the cache dir only
 #
 # The cache dir holds:  tree/ (configured, built tree: KDIR for rmem.ko),
 # bzImage, modroot/lib/modules/KVER (for modprobe in the guest), kver,
@@ -21,14 +22,21 @@ REPO=$PWD
 
 RECIPE=1
 FRAG=$REPO/scripts/debug-kernel.config
-TARBALL=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n1)
-[ -n "$TARBALL" ] || { echo "debug-kernel: no /usr/src/linux-source-6.1.tar.* (make deps)" >&2; exit 1; }
-SRCVER=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || stat -c %Y "$TARBALL")
+path_only=
+[ "${1:-}" != --path ] || { path_only=1; shift; }
+V=${1:-6.1}
+case "$V" in
+6.1 | 6.12) ;;
+*) echo "debug-kernel: no debug lane for '$V' (6.1 or 6.12)" >&2; exit 1 ;;
+esac
+TARBALL=$(ls /usr/src/linux-source-"$V".tar.* 2>/dev/null | head -n1)
+[ -n "$TARBALL" ] || { echo "debug-kernel: no /usr/src/linux-source-$V.tar.* (make deps)" >&2; exit 1; }
+SRCVER=$(dpkg-query -W -f='${Version}' linux-source-"$V" 2>/dev/null || stat -c %Y "$TARBALL")
 KEY=$( { echo "$SRCVER recipe $RECIPE"; cat "$FRAG"; } | sha256sum | cut -c1-12)
 CACHE_ROOT=${RMEM_DEBUG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rmem}
-OUT=$CACHE_ROOT/debug-kernel-$KEY
+OUT=$CACHE_ROOT/debug-kernel-$V-$KEY
 
-if [ "${1:-}" = --path ]; then
+if [ -n "$path_only" ]; then
 	echo "$OUT"
 	exit 0
 fi
@@ -41,9 +49,9 @@ log() { echo "debug-kernel: $*" >&2; }
 start=$(date +%s)
 rm -rf "$OUT"
 mkdir -p "$OUT"
-log "building in $OUT (source $SRCVER; about 30 minutes on 2 cores)"
+log "building in $OUT (linux-source-$V $SRCVER; 8 to 15 minutes on 2 cores)"
 tar -xf "$TARBALL" -C "$OUT"
-mv "$OUT/linux-source-6.1" "$OUT/tree"
+mv "$OUT/linux-source-$V" "$OUT/tree"
 T=$OUT/tree
 MK=(make -C "$T" -s LOCALVERSION=-rmem-debug)
 
@@ -75,8 +83,10 @@ find "$T" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
 echo $(( $(date +%s) - start )) > "$OUT/build-seconds"
 touch "$OUT/done"
 log "done in $(cat "$OUT/build-seconds") s: $(cat "$OUT/kver")"
-# Older cached builds of other keys are dead weight.
-for d in "$CACHE_ROOT"/debug-kernel-*; do
+# Older cached builds of this version (other keys) are dead weight; so are
+# those from before the version was part of the name.
+for d in "$CACHE_ROOT"/debug-kernel-"$V"-* "$CACHE_ROOT"/debug-kernel-????????????; do
+	[ -e "$d" ] || continue
 	[ "$d" = "$OUT" ] || rm -rf "$d"
 done
 echo "$OUT"

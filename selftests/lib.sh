@@ -3,7 +3,6 @@
 # Common helpers for rmem selftests; sources the lab.
 source "$(dirname "${BASH_SOURCE[0]}")/lab/lab.sh"
 
-RMEM_KO=${RMEM_KO:-$REPO/kernel/rmem.ko}
 RMEMCTL=$REPO/user/rmemctl
 
 # vm VM CMD...: lab_exec that returns success/failure for check().

@@ -1,16 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [PATTERN...]: run the selftests in selftests/tests/ (all, or those
-# whose name contains one of PATTERNs) and report in KTAP:
+# run.sh [PATTERN...]: run the selftests (all, or those whose name contains
+# one of PATTERNs) on each lab kernel and report in KTAP, one nested group
+# of tests per kernel, then the tests that run once per machine:
 #
 #   KTAP version 1
-#   1..N
-#   # <diagnostics of the test, streamed as it runs>
-#   ok 1 lab-one
-#   not ok 2 ...
-#   ...
-#   N passed, N failed, N skipped
+#   1..2
+#       KTAP version 1
+#       1..21
+#       # <diagnostics of the test, streamed as it runs>
+#       ok 1 kernel-style
+#       not ok 2 ...
+#   not ok 1 6.12.117+deb12-amd64
+#       ...
+#   ok 2 6.1.0-56-amd64
+#   N passed, N failed, N skipped          (tests, over all kernels)
+#
+# LAB_KERNELS: the releases to run on (default: the lab's default kernel,
+# the newest; make check passes every lab kernel).  RMEM_LAB_KERNEL (the
+# debug lane) runs on its own kernel instead, plus tests-debug/.
 #
 # A test is an executable script; exit 0 = pass, 4 = skip (kselftest's
 # KSFT_SKIP), anything else = fail.  Each test boots its own lab (see
@@ -22,51 +31,98 @@
 cd "$(dirname "$0")" || exit 1
 TIMEOUT=${RMEM_TEST_TIMEOUT:-600}
 
-# On the debug kernel (make check-debug) the fault-injection tests in
-# tests-debug/ run too; they need its failslab and fail_page_alloc.
-dirs=(tests/*.sh)
-[ -z "${RMEM_LAB_KERNEL:-}" ] || dirs+=(tests-debug/*.sh)
+# select SCRIPT...: those of the scripts the command line's patterns pick
+select_tests()
+{
+	local t name p
+	for t in "$@"; do
+		[ -e "$t" ] || continue
+		name=$(basename "$t" .sh)
+		if [ ${#PATTERNS[@]} -gt 0 ]; then
+			for p in "${PATTERNS[@]}"; do
+				case "$name" in *"$p"*) echo "$t"; break ;; esac
+			done
+		else
+			echo "$t"
+		fi
+	done
+}
 
-tests=()
-for t in "${dirs[@]}"; do
-	name=$(basename "$t" .sh)
-	if [ $# -gt 0 ]; then
-		keep=
-		for p in "$@"; do
-			case "$name" in *"$p"*) keep=1 ;; esac
-		done
-		[ -n "$keep" ] || continue
-	fi
-	tests+=("$t")
-done
+# run_group INDENT TEST...: run tests as one KTAP (sub)test list; adds to
+# pass/fail/skip; returns 1 if any failed
+run_group()
+{
+	local ind=$1 t n=0 name t0 limit own rc dt bad=0
+	shift
+	echo "${ind}KTAP version 1"
+	echo "${ind}1..$#"
+	for t in "$@"; do
+		n=$((n + 1))
+		name=$(basename "$t" .sh)
+		name=${name#[0-9][0-9][0-9]-}
+		t0=$SECONDS
+		limit=$TIMEOUT
+		own=$(sed -n 's/^# rmem-timeout: \([0-9]\+\).*/\1/p' "$t" | head -n 1)
+		# the debug kernel is 3-5x slower: three times a test's own limit
+		[ -z "$own" ] || [ -z "${RMEM_LAB_KERNEL:-}" ] || own=$((own * 3))
+		[ -z "$own" ] || [ "$own" -le "$limit" ] || limit=$own
+		# Stream the test's output as KTAP diagnostics.
+		timeout -k 30 "$limit" bash "$t" 2>&1 |
+			sed -u "s/^\([^#]\)/# \1/; s/^$/#/; s/^/$ind/"
+		rc=${PIPESTATUS[0]}
+		dt=$((SECONDS - t0))
+		echo "${ind}# $name: exit status $rc after ${dt}s"
+		case $rc in
+		0) echo "${ind}ok $n $name"; pass=$((pass + 1)) ;;
+		4) echo "${ind}ok $n $name # SKIP"; skip=$((skip + 1)) ;;
+		124|137) echo "${ind}# $name: timed out after ${limit}s"
+			echo "${ind}not ok $n $name"; fail=$((fail + 1)); bad=1 ;;
+		*) echo "${ind}not ok $n $name"; fail=$((fail + 1)); bad=1 ;;
+		esac
+	done
+	return $bad
+}
 
+PATTERNS=("$@")
+if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
+	kernels=("$(cat "$RMEM_LAB_KERNEL/kver")")
+	per_kernel=(tests/*.sh tests-debug/*.sh)
+	once=()
+else
+	read -r -a kernels <<< "${LAB_KERNELS:-$(../scripts/kernels.sh lab | head -n 1)}"
+	per_kernel=(tests/*.sh)
+	mapfile -t once < <(select_tests tests-once/*.sh)
+fi
+mapfile -t per_kernel < <(select_tests "${per_kernel[@]}")
+[ ${#kernels[@]} -gt 0 ] || { echo "run.sh: no lab kernel (make deps installs them)" >&2; exit 1; }
+
+groups=0
+[ ${#per_kernel[@]} -eq 0 ] || groups=${#kernels[@]}
+[ ${#once[@]} -eq 0 ] || groups=$((groups + 1))
 echo "KTAP version 1"
-echo "1..${#tests[@]}"
-pass=0 fail=0 skip=0 n=0
+echo "1..$groups"
+pass=0 fail=0 skip=0 g=0
 start=$SECONDS
-for t in "${tests[@]}"; do
-	n=$((n + 1))
-	name=$(basename "$t" .sh)
-	name=${name#[0-9][0-9][0-9]-}
-	t0=$SECONDS
-	limit=$TIMEOUT
-	own=$(sed -n 's/^# rmem-timeout: \([0-9]\+\).*/\1/p' "$t" | head -n 1)
-	# the debug kernel is 3-5x slower: three times a test's own limit
-	[ -z "$own" ] || [ -z "${RMEM_LAB_KERNEL:-}" ] || own=$((own * 3))
-	[ -z "$own" ] || [ "$own" -le "$limit" ] || limit=$own
-	# Stream the test's output as KTAP diagnostics.
-	timeout -k 30 "$limit" bash "$t" 2>&1 | sed -u 's/^\([^#]\)/# \1/; s/^$/#/'
-	rc=${PIPESTATUS[0]}
-	dt=$((SECONDS - t0))
-	echo "# $name: exit status $rc after ${dt}s"
-	case $rc in
-	0) echo "ok $n $name"; pass=$((pass + 1)) ;;
-	4) echo "ok $n $name # SKIP"; skip=$((skip + 1)) ;;
-	124|137) echo "# $name: timed out after ${limit}s"
-		echo "not ok $n $name"; fail=$((fail + 1)) ;;
-	*) echo "not ok $n $name"; fail=$((fail + 1)) ;;
-	esac
-done
+if [ ${#per_kernel[@]} -gt 0 ]; then
+	for k in "${kernels[@]}"; do
+		g=$((g + 1))
+		echo "# kernel $k: ${#per_kernel[@]} tests"
+		if LAB_KERNEL=$k run_group "    " "${per_kernel[@]}"; then
+			echo "ok $g $k"
+		else
+			echo "not ok $g $k"
+		fi
+	done
+fi
+if [ ${#once[@]} -gt 0 ]; then
+	g=$((g + 1))
+	echo "# once per machine, every lab kernel: ${#once[@]} tests"
+	if LAB_KERNELS="${kernels[*]}" run_group "    " "${once[@]}"; then
+		echo "ok $g machine"
+	else
+		echo "not ok $g machine"
+	fi
+fi
 echo "# total time $((SECONDS - start))s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

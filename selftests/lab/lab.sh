@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The rmem lab: QEMU (TCG) VMs running the Debian kernel that rmem.ko is
-# built for, each sharing the host's / read-only over 9p.  Source this file,
-# then:
+# The rmem lab: QEMU (TCG) VMs running a Debian kernel (LAB_KERNEL) and
+# the rmem.ko built for it (RMEM_KO, default build/<release>/rmem.ko), each
+# sharing the host's / read-only over 9p.  Source this file, then:
 #
 #   lab_start one            one VM "host": Soft-RoCE rxe0 on dummy0
 #   lab_start two            VMs "server" and "client": rxe0 on a virtio NIC,
@@ -63,19 +63,47 @@ LAB_CPU=${LAB_CPU:-max${RMEM_LAB_KERNEL:+,la57=off}}
 # detection (a false loss and reconnect every 5 s).
 LAB_MTU=${LAB_MTU-${RMEM_LAB_KERNEL:+9000}}
 
-# lab_kver: the kernel release rmem.ko was built for (= the kernel booted).
-lab_kver()
+# LAB_KVER: the release the lab boots.  LAB_KERNEL=RELEASE (or a prefix of
+# one: 6.1, 6.12) picks an installed Debian kernel with image and headers
+# (scripts/kernels.sh lab); default: the newest.  RMEM_LAB_KERNEL: its own.
+if [ -n "$RMEM_LAB_KERNEL" ]; then
+	LAB_KVER=$(cat "$RMEM_LAB_KERNEL/kver")
+else
+	LAB_KVER=$("$REPO/scripts/kernels.sh" lab ${LAB_KERNEL:+"$LAB_KERNEL"} | head -n 1)
+fi
+RMEM_KO=${RMEM_KO:-$REPO/build/$LAB_KVER/rmem.ko}
+# the kernel tree rmem.ko is built against for LAB_KVER
+if [ -n "$RMEM_LAB_KERNEL" ]; then
+	LAB_KDIR=$RMEM_LAB_KERNEL/tree
+else
+	LAB_KDIR=$("$REPO/scripts/kernels.sh" kdir "$LAB_KVER")
+fi
+
+# lab_module_ok KO: KO is a module built for LAB_KVER (its vermagic says
+# so).  The lab never loads a module into a kernel it was not built for.
+lab_module_ok()
 {
-	if [ -n "$RMEM_LAB_KERNEL" ]; then
-		cat "$RMEM_LAB_KERNEL/kver"
-		return
+	local ko=$1 built
+
+	if [ -z "$LAB_KVER" ]; then
+		lab_log "no lab kernel${LAB_KERNEL:+ matches LAB_KERNEL=$LAB_KERNEL} (make deps installs them)"
+		return 1
 	fi
-	make -s -C "$REPO" print-kver
+	if [ ! -r "$ko" ]; then
+		lab_log "no module at $ko: build it with make KDIR=$("$REPO/scripts/kernels.sh" kdir "$LAB_KVER")"
+		return 1
+	fi
+	built=$(modinfo -F vermagic "$ko" 2>/dev/null)
+	built=${built%% *}
+	if [ "$built" != "$LAB_KVER" ]; then
+		lab_log "refusing $ko: it was built for ${built:-an unknown kernel}, the lab boots $LAB_KVER"
+		return 1
+	fi
 }
 
 lab_prepare()
 {
-	LAB_KVER=$(lab_kver) || return 1
+	lab_module_ok "$RMEM_KO" || return 1
 	LAB_VMLINUZ=/boot/vmlinuz-$LAB_KVER
 	LAB_MODROOT=
 	if [ -n "$RMEM_LAB_KERNEL" ]; then

@@ -32,8 +32,14 @@ done
 for m in virtio_pci 9pnet_virtio 9p overlay; do
 	"${MODPROBE[@]}" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
-	cp "$ko" "$tmp/modules/"
-	basename "$ko" >> "$tmp/modules/order"
+	# busybox insmod takes plain modules: 6.12's come xz-compressed
+	name=$(basename "$ko")
+	case "$name" in
+	*.ko.xz) name=${name%.xz}; xz -dc "$ko" > "$tmp/modules/$name" ;;
+	*.ko.zst) name=${name%.zst}; zstd -qdc "$ko" > "$tmp/modules/$name" ;;
+	*) cp "$ko" "$tmp/modules/" ;;
+	esac
+	echo "$name" >> "$tmp/modules/order"
 done
 
 install -m 0755 "$HERE/initramfs-init" "$tmp/init"

@@ -12,7 +12,7 @@ lab_start "$topo" || exit 1
 vm=${2:-$LAB_CLIENT}
 cat <<MSG
 # lab: topology '$topo' is up; VMs: ${LAB_VMS[*]}; server address $LAB_SERVER_ADDR
-# lab: in the VM: insmod $REPO/kernel/rmem.ko; $REPO/user/rmemctl dev show
+# lab: in the VM: insmod $RMEM_KO; $REPO/user/rmemctl dev show
 # lab: other VMs: socat -,raw,echo=0,escape=0x1d UNIX-CONNECT:$LAB_RUN/<vm>/shell.sock
 # lab: attaching to '$vm' (Ctrl-] leaves and powers the lab off)
 MSG
