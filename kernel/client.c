@@ -41,6 +41,9 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	if (dev->ready_dma)
 		ib_dma_unmap_single(dev->ibdev, dev->ready_dma,
 				    sizeof(*dev->ready), DMA_FROM_DEVICE);
+	if (dev->ka_dma)
+		ib_dma_unmap_single(dev->ibdev, dev->ka_dma, sizeof(*dev->ka_buf),
+				    DMA_FROM_DEVICE);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	if (dev->ibdev)
@@ -49,6 +52,7 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	free_page((unsigned long)dev->table_buf);
 	kfree(dev->ready);
 	kfree(dev->zero);
+	kfree(dev->ka_buf);
 	kfree(dev->queues);
 	if (dev->index >= 0)
 		ida_free(&rmem_ida, dev->index);
@@ -112,7 +116,8 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 			      GFP_KERNEL);
 	dev->ready = kzalloc(sizeof(*dev->ready), GFP_KERNEL);
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
-	if (!dev->queues || !dev->ready || !dev->zero) {
+	dev->ka_buf = kzalloc(sizeof(*dev->ka_buf), GFP_KERNEL);
+	if (!dev->queues || !dev->ready || !dev->zero || !dev->ka_buf) {
 		rmem_dev_free(dev);
 		return ERR_PTR(-ENOMEM);
 	}

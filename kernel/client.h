@@ -116,6 +116,8 @@ struct rmem_remote_chunk {
  * @table_buf: page the chunk table is read into
  * @zero: zeroed buffer for discard/write-zeroes
  * @zero_dma: DMA address of @zero
+ * @ka_buf: what the probe reads (8 bytes of the first chunk)
+ * @ka_dma: DMA address of @ka_buf
  * @tag_set: blk-mq tag set
  * @disk: the gendisk
  * @state: &enum rmem_dev_state
@@ -123,7 +125,7 @@ struct rmem_remote_chunk {
  * @reconnect_work: reconnect attempts, with backoff
  * @deadline_work: ends reconnecting at the loss timeout, even while an
  *	attempt is stuck (in an allocation under memory pressure)
- * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
+ * @ka_work: probes queue pair 0 with an 8-byte RDMA READ (probe.c)
  * @ka: the probe in flight (probe.c)
  * @has_session: READY arrived once: the token identifies our session
  * @registered: the disk exists: a lost connection is worth a reconnect
@@ -160,6 +162,8 @@ struct rmem_dev {
 	void *table_buf;
 	void *zero;
 	u64 zero_dma;
+	u64 *ka_buf;
+	u64 ka_dma;
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *disk;
 	enum rmem_dev_state state;

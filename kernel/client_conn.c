@@ -111,6 +111,12 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 		dev->zero_dma = 0;
 		return -EIO;
 	}
+	dev->ka_dma = ib_dma_map_single(ibdev, dev->ka_buf, sizeof(*dev->ka_buf),
+					DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dev->ka_dma)) {
+		dev->ka_dma = 0;
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -574,6 +580,10 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		return ret;
 	}
 	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	/* the session's memory is the same for the device's life */
+	rmem_probe_set_read(&dev->ka, dev->ka_dma, sizeof(*dev->ka_buf),
+			    dev->pd->local_dma_lkey, dev->chunks[0].addr,
+			    dev->chunks[0].rkey);
 	return 0;
 }
 

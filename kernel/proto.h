@@ -10,8 +10,9 @@
  * RDMA READs and opens queue pairs 1..n-1 with RMEM_WIRE_JOIN and the
  * session token.  From then on I/O is one-sided RDMA READ/WRITE only.
  *
- * Both ends probe the connection with zero-length RDMA WRITEs (no memory
- * key, no CPU at the other end).  A client that loses its connection
+ * Both ends probe the connection with one-sided operations (no CPU at the
+ * other end): the server with zero-length RDMA WRITEs, the client with
+ * 8-byte RDMA READs of its own memory (probe.c says why).  A client that loses its connection
  * reopens queue pair 0 with RMEM_WIRE_RECONNECT and the token; the server
  * keeps an orphaned session for the hold time the client asked for in
  * RMEM_WIRE_NEW.  RMEM_WIRE_LEAVE ends a session at once.

@@ -2,7 +2,7 @@
 /*
  * rmem client role: failure detection and reconnect.
  *
- * A live device probes queue pair 0 with a zero-length RDMA WRITE every
+ * A live device probes queue pair 0 with an 8-byte RDMA READ every
  * keepalive_ms.  When the connection breaks (a failed probe or I/O, a
  * disconnect, a request timeout), the device quiesces its queue, tears its
  * queue pairs down (outstanding requests are requeued, not failed) and
