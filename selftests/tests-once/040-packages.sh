@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rmem-timeout: 1200
+#
+# The Debian packages on this host: make deb builds rmem-dkms and rmemctl;
+# installing them makes dkms build and install rmem.ko (VERSION's version)
+# for every lab kernel and puts rmemctl (same version) in /usr/sbin; then
+# each lab kernel boots and uses the module dkms installed (boot_and_use).
+# An EXIT trap purges both packages, on failure too, and checks that no
+# trace of rmem is left.  Needs root; skips (4) rather than touch an rmem
+# installation that was there before.
+source "$(dirname "$0")/../lib.sh"
+# no -e: check() records failures and goes on; the lab is not -e safe
+set -o pipefail
+
+PKGS=(rmem-dkms rmemctl)
+DEBS=$REPO/build/deb
+# dkms signs with a key it creates on first use: remove it after if it is ours
+MOK=(/var/lib/dkms/mok.key /var/lib/dkms/mok.pub)
+
+skip() { echo "# SKIP: $*"; exit 4; }
+
+[ "$(id -u)" -eq 0 ] || skip "installs packages: needs root"
+for p in "${PKGS[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = not-installed ] ||
+		skip "$p is already on this host ($st): not replacing nor purging it"
+done
+[ -z "$(dkms status -m rmem 2>/dev/null)" ] ||
+	skip "dkms already has rmem ($(dkms status -m rmem 2>/dev/null | head -n 1)): leaving it alone"
+! compgen -G '/usr/src/rmem-*' > /dev/null ||
+	skip "$(compgen -G '/usr/src/rmem-*' | head -n 1) exists: leaving it alone"
+
+KERNELS=$("$REPO/scripts/kernels.sh" lab)
+[ -n "$KERNELS" ] || skip "no lab kernel (make deps installs them)"
+VERSION=$(make -s --no-print-directory -C "$REPO" print-version)
+
+TMP=$(mktemp -d)
+mok_ours=()
+for f in "${MOK[@]}"; do [ -e "$f" ] || mok_ours+=("$f"); done
+
+# leftovers: print what of rmem is still installed (nothing: as found)
+leftovers()
+{
+	local p st
+	for p in "${PKGS[@]}"; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
+		[ -z "$st" ] || [ "$st" = not-installed ] || echo "package $p ($st)"
+	done
+	dkms status -m rmem 2>/dev/null
+	compgen -G '/usr/src/rmem-*'
+	find /lib/modules -path '*/updates/dkms/rmem.ko*' 2>/dev/null
+	[ ! -e /usr/sbin/rmemctl ] || echo /usr/sbin/rmemctl
+}
+
+cleanup()
+{
+	local rc=$? left f
+
+	trap - EXIT
+	lab_log "purging ${PKGS[*]}"
+	if ! dpkg --purge "${PKGS[@]}" > "$TMP/purge.log" 2>&1; then
+		sed 's/^/# /' "$TMP/purge.log"
+		echo "# FAIL: dpkg --purge ${PKGS[*]}"
+		rc=1
+	fi
+	left=$(leftovers)
+	if [ -n "$left" ]; then
+		echo "# FAIL: rmem left on the host after the purge:"
+		echo "$left" | sed 's/^/#   /'
+		rc=1
+	else
+		echo "# ok: purged: no rmem package, dkms entry, source or module left"
+	fi
+	for f in "${mok_ours[@]}"; do rm -f "$f"; done
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap cleanup EXIT
+# a signal (run.sh's timeout sends TERM) ends the test through the EXIT trap
+trap 'exit 143' TERM INT
+
+# --- build and install ----------------------------------------------------
+t0=$SECONDS
+if ! make -s --no-print-directory -C "$REPO" deb; then
+	echo "# FAIL: make deb"
+	exit 1
+fi
+lab_log "make deb: $((SECONDS - t0))s"
+debs=("$DEBS"/*.deb)
+check "make deb: two packages: ${debs[*]##*/}" test ${#debs[@]} -eq 2 \
+	-a -f "$DEBS/rmem-dkms_${VERSION}_all.deb" \
+	-a -f "$DEBS/rmemctl_${VERSION}_$(dpkg --print-architecture).deb"
+
+# apt resolves the dependencies from what is installed (make deps): offline
+t0=$SECONDS
+if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o Dpkg::Use-Pty=0 "${debs[@]}" > "$TMP/install.log" 2>&1; then
+	grep -v 'readelf: Warning' "$TMP/install.log" | tail -n 40 | sed 's/^/# /'
+	echo "# FAIL: apt-get install ${debs[*]##*/}"
+	exit 1
+fi
+lab_log "install: $((SECONDS - t0))s; $(grep -m1 '^Building for' "$TMP/install.log")"
+
+# --- what dkms built ------------------------------------------------------
+# installed_ko RELEASE: the rmem.ko depmod finds for RELEASE (dkms's)
+installed_ko() { modinfo -k "$1" -n rmem 2>/dev/null; }
+
+for rel in $KERNELS; do
+	check "dkms: rmem/$VERSION installed for $rel" \
+		sh -c "dkms status -m rmem -v '$VERSION' -k '$rel' 2>/dev/null | grep -q ': installed'"
+	ko=$(installed_ko "$rel")
+	check "$rel: depmod finds dkms's module: ${ko:-none}" \
+		test -n "$ko" -a "${ko#/lib/modules/"$rel"/updates/dkms/rmem.ko}" != "$ko"
+	got=$(modinfo -F version "$ko" 2>/dev/null)
+	check "$rel: modinfo version ${got:-none} = $VERSION" test "$got" = "$VERSION"
+	got=$(modinfo -F vermagic "$ko" 2>/dev/null)
+	check "$rel: built for it (vermagic ${got%% *})" test "${got%% *}" = "$rel"
+done
+
+got=$(/usr/sbin/rmemctl -V 2>&1)
+check "/usr/sbin/rmemctl -V: $got" test "${got#"rmemctl $VERSION "}" != "$got"
+check "man -w rmemctl: $(man -w rmemctl 2>&1)" test "$(man -w rmemctl 2>/dev/null)" = \
+	/usr/share/man/man8/rmemctl.8.gz
+
+# --- each lab kernel with the packaged module -------------------------------
+# boot_and_use RELEASE KO: boot lab kernel RELEASE (one VM) and, as a user
+# would after installing the packages, modprobe rmem (depmod's choice: KO,
+# dkms's module), then with the packaged /usr/sbin/rmemctl export memory,
+# attach it, write, read back, detach.  Runs in a subshell (run_boot): the
+# lab's EXIT trap stops the VM and fails it on a bad kernel log line.
+boot_and_use()
+{
+	local rel=$1 ko=$2 H A C=/usr/sbin/rmemctl
+
+	LAB_KVER=$rel RMEM_KO=$ko
+	LAB_KDIR=$("$REPO/scripts/kernels.sh" kdir "$rel")
+	lab_start one || return 1
+	H=$LAB_CLIENT A=$LAB_SERVER_ADDR
+	check "$rel: modprobe rmem loads dkms's module, version $VERSION" vm "$H" \
+		"modprobe rmem && [ \"\$(modinfo -n rmem)\" = '$ko' ] && grep -qx '$VERSION' /sys/module/rmem/version"
+	check "$rel: server add" vm "$H" "$C server add name s0 listen $A size 64M"
+	expect_eq "$rel: dev add" /dev/rmem0 vm "$H" "$C dev add peer $A size 32M"
+	check "$rel: write 32 MiB, read it back identical (O_DIRECT)" vm -t 300 "$H" \
+		"head -c 32M /dev/urandom > /tmp/pat && dd if=/tmp/pat of=/dev/rmem0 bs=1M oflag=direct status=none && dd if=/dev/rmem0 of=/tmp/back bs=1M iflag=direct status=none && cmp /tmp/pat /tmp/back"
+	check "$rel: dev del, server del, rmmod" vm "$H" \
+		"$C dev del rmem0 && [ ! -e /dev/rmem0 ] && $C server del s0 && rmmod rmem"
+}
+
+run_boot()
+{
+	(
+		boot_and_use "$1" "$2" || exit 1
+		[ "$LAB_FAILS" -eq 0 ]
+	)
+}
+
+for rel in $KERNELS; do
+	ko=$(installed_ko "$rel")
+	if [ -z "$ko" ]; then
+		echo "# FAIL: $rel: no installed module to boot with"
+		LAB_FAILS=$((LAB_FAILS + 1))
+		continue
+	fi
+	check "$rel: boots and uses the packaged module" run_boot "$rel" "$ko"
+done
+
+test_done
