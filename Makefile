@@ -74,7 +74,7 @@ deps:
 check: deps
 	@k="$$(scripts/kernels.sh lab $(LAB_KERNELS))"; \
 	test -n "$$k" || { echo "no lab kernel$(if $(LAB_KERNELS), matches '$(LAB_KERNELS)'): make deps installs them" >&2; exit 1; }; \
-	$(MAKE) tool tests module KDIRS="$$(for r in $$k; do scripts/kernels.sh kdir $$r; done)" && \
+	$(MAKE) tool tests module KDIRS="$$(for r in $$k; do printf '%s ' $$(scripts/kernels.sh kdir $$r); done)" && \
 	LAB_KERNELS="$$k" selftests/run.sh $(T)
 
 # The debug lane: a KASAN/lockdep kernel built from linux-source-$(DEBUG_KERNEL)

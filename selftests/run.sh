@@ -89,7 +89,9 @@ if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
 	per_kernel=(tests/*.sh tests-debug/*.sh)
 	once=()
 else
-	read -r -a kernels <<< "${LAB_KERNELS:-$(../scripts/kernels.sh lab | head -n 1)}"
+	# releases separated by blanks or newlines (no glob characters)
+	# shellcheck disable=SC2206
+	kernels=(${LAB_KERNELS:-$(../scripts/kernels.sh lab | head -n 1)})
 	per_kernel=(tests/*.sh)
 	mapfile -t once < <(select_tests tests-once/*.sh)
 fi
