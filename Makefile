@@ -93,19 +93,26 @@ check-debug: deps
 	RMEM_TEST_TIMEOUT=$${RMEM_TEST_TIMEOUT:-1500} LAB_MEM=$${LAB_MEM:-1536} \
 		selftests/run.sh $(T)
 
+# the kernel the lab boots (LAB_KERNEL, default the newest lab kernel) and
+# its tree: demo, bench and lab-shell build the module for it first, so
+# the lab never runs a stale one
+LAB_KVER = $(shell scripts/kernels.sh lab $(LAB_KERNEL) | head -n 1)
+LAB_KDIR = $(if $(LAB_KVER),$(shell scripts/kernels.sh kdir $(LAB_KVER)))
+
 demo: deps
-	$(MAKE) all
+	$(MAKE) tool module KDIRS="$(LAB_KDIR)"
 	selftests/demo.sh
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) tool module KDIRS="$(LAB_KDIR)"
 	selftests/bench.sh $(TOPO)
 
 bench-swap: deps
-	$(MAKE) all tests
+	$(MAKE) tool tests module KDIRS="$(LAB_KDIR)"
 	selftests/bench_swap.sh
 
-lab-shell: all
+lab-shell:
+	$(MAKE) tool module KDIRS="$(LAB_KDIR)"
 	selftests/lab/shell.sh $(TOPO)
 
 checkpatch: deps
@@ -163,7 +170,7 @@ deb:
 # every per-kernel build (build/<release>/), not the lab's or the caches
 clean:
 	for d in build/*/kernel/Kbuild; do [ ! -e "$$d" ] || rm -rf "$${d%/kernel/Kbuild}"; done
-	$(MAKE) -C selftests clean
+	[ ! -d selftests ] || $(MAKE) -C selftests clean
 	rm -f user/rmemctl
 	rm -rf build/lab
 

@@ -12,10 +12,11 @@
  *
  * Both ends probe the connection with one-sided operations (no CPU at the
  * other end): the server with zero-length RDMA WRITEs, the client with
- * 8-byte RDMA READs of its own memory (probe.c says why).  A client that loses its connection
- * reopens queue pair 0 with RMEM_WIRE_RECONNECT and the token; the server
- * keeps an orphaned session for the hold time the client asked for in
- * RMEM_WIRE_NEW.  RMEM_WIRE_LEAVE ends a session at once.
+ * 8-byte RDMA READs of its own memory (probe.c says why).  A client that
+ * loses its connection reopens queue pair 0 with RMEM_WIRE_RECONNECT and
+ * the token; the server keeps an orphaned session for the hold time the
+ * client asked for in RMEM_WIRE_NEW.  RMEM_WIRE_LEAVE ends a session at
+ * once.
  */
 #ifndef _RMEM_PROTO_H
 #define _RMEM_PROTO_H

@@ -67,7 +67,9 @@ run_group()
 		[ -z "$own" ] || [ -z "${RMEM_LAB_KERNEL:-}" ] || own=$((own * 3))
 		[ -z "$own" ] || [ "$own" -le "$limit" ] || limit=$own
 		# Stream the test's output as KTAP diagnostics.
-		timeout -k 30 "$limit" bash "$t" 2>&1 |
+		# the grace after TERM lets a test's trap stop its VMs and undo
+		# what it did to the host (040-packages purges its packages)
+		timeout -k 120 "$limit" bash "$t" 2>&1 |
 			sed -u "s/^\([^#]\)/# \1/; s/^$/#/; s/^/$ind/"
 		rc=${PIPESTATUS[0]}
 		dt=$((SECONDS - t0))

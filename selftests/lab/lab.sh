@@ -90,7 +90,7 @@ lab_module_ok()
 		return 1
 	fi
 	if [ ! -r "$ko" ]; then
-		lab_log "no module at $ko: build it with make KDIR=$("$REPO/scripts/kernels.sh" kdir "$LAB_KVER")"
+		lab_log "no module at $ko: build it with make KDIR=$LAB_KDIR"
 		return 1
 	fi
 	built=$(modinfo -F vermagic "$ko" 2>/dev/null)

@@ -32,11 +32,11 @@ done
 for m in virtio_pci 9pnet_virtio 9p overlay; do
 	"${MODPROBE[@]}" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
-	# busybox insmod takes plain modules: 6.12's come xz-compressed
+	# busybox insmod takes plain modules: Debian's 6.12 ones come
+	# xz-compressed
 	name=$(basename "$ko")
 	case "$name" in
 	*.ko.xz) name=${name%.xz}; xz -dc "$ko" > "$tmp/modules/$name" ;;
-	*.ko.zst) name=${name%.zst}; zstd -qdc "$ko" > "$tmp/modules/$name" ;;
 	*) cp "$ko" "$tmp/modules/" ;;
 	esac
 	echo "$name" >> "$tmp/modules/order"

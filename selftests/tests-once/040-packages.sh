@@ -7,8 +7,9 @@
 # for every lab kernel and puts rmemctl (same version) in /usr/sbin; then
 # each lab kernel boots and uses the module dkms installed (boot_and_use).
 # An EXIT trap purges both packages, on failure too, and checks that no
-# trace of rmem is left.  Needs root; skips (4) rather than touch an rmem
-# installation that was there before.
+# trace of rmem is left; a marker file lets a later run finish the purge
+# of a run that was killed before its trap could.  Needs root; skips (4)
+# rather than touch an rmem installation that was there before.
 source "$(dirname "$0")/../lib.sh"
 # no -e: check() records failures and goes on; the lab is not -e safe
 set -o pipefail
@@ -18,9 +19,19 @@ DEBS=$REPO/build/deb
 # dkms signs with a key it creates on first use: remove it after if it is ours
 MOK=(/var/lib/dkms/mok.key /var/lib/dkms/mok.pub)
 
+# written before the install, removed after the purge: what is installed
+# while it exists is this test's (and the dkms key files it lists)
+MARK=/var/lib/rmem-selftests/040-packages
+
 skip() { echo "# SKIP: $*"; exit 4; }
 
 [ "$(id -u)" -eq 0 ] || skip "installs packages: needs root"
+if [ -e "$MARK" ]; then
+	lab_log "an earlier run of this test was killed before it purged: purging now"
+	dpkg --purge "${PKGS[@]}" 2>&1 | sed 's/^/# /'
+	while read -r f; do rm -f "$f"; done < "$MARK"
+	rm -f "$MARK"
+fi
 for p in "${PKGS[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
 	[ -z "$st" ] || [ "$st" = not-installed ] ||
@@ -31,7 +42,8 @@ done
 ! compgen -G '/usr/src/rmem-*' > /dev/null ||
 	skip "$(compgen -G '/usr/src/rmem-*' | head -n 1) exists: leaving it alone"
 
-KERNELS=$("$REPO/scripts/kernels.sh" lab)
+# every lab kernel, or those make check / run.sh were given
+KERNELS=${LAB_KERNELS:-$("$REPO/scripts/kernels.sh" lab)}
 [ -n "$KERNELS" ] || skip "no lab kernel (make deps installs them)"
 VERSION=$(make -s --no-print-directory -C "$REPO" print-version)
 
@@ -57,6 +69,8 @@ cleanup()
 {
 	local rc=$? left f
 
+	# the purge must finish: no signal (run.sh's timeout) cuts it short
+	trap '' TERM INT
 	trap - EXIT
 	lab_log "purging ${PKGS[*]}"
 	if ! dpkg --purge "${PKGS[@]}" > "$TMP/purge.log" 2>&1; then
@@ -73,6 +87,7 @@ cleanup()
 		echo "# ok: purged: no rmem package, dkms entry, source or module left"
 	fi
 	for f in "${mok_ours[@]}"; do rm -f "$f"; done
+	[ -n "$left" ] || rm -f "$MARK"
 	rm -rf "$TMP"
 	exit "$rc"
 }
@@ -92,11 +107,19 @@ check "make deb: two packages: ${debs[*]##*/}" test ${#debs[@]} -eq 2 \
 	-a -f "$DEBS/rmem-dkms_${VERSION}_all.deb" \
 	-a -f "$DEBS/rmemctl_${VERSION}_$(dpkg --print-architecture).deb"
 
+mkdir -p "${MARK%/*}"
+printf '%s\n' "${mok_ours[@]}" > "$MARK"
 # apt resolves the dependencies from what is installed (make deps): offline
 t0=$SECONDS
 if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		-o Dpkg::Use-Pty=0 "${debs[@]}" > "$TMP/install.log" 2>&1; then
 	grep -v 'readelf: Warning' "$TMP/install.log" | tail -n 40 | sed 's/^/# /'
+	# the purge removes dkms's build log: show it first
+	for f in /var/lib/dkms/rmem/*/build/make.log; do
+		[ -e "$f" ] || continue
+		echo "# $f (last 40 lines):"
+		tail -n 40 "$f" | sed 's/^/#   /'
+	done
 	echo "# FAIL: apt-get install ${debs[*]##*/}"
 	exit 1
 fi

@@ -11,12 +11,12 @@ D=$(mktemp -d)
 trap 'rm -rf "$D" "$D.log"' EXIT
 KVER=$LAB_KVER
 VERSION=$(cat "$REPO/VERSION")
-install()
+do_install()
 {
 	make -s -C "$REPO" --no-print-directory install KDIR="$LAB_KDIR" \
 		DESTDIR="$D" > "$D.log" 2>&1 || { cat "$D.log"; return 1; }
 }
-check "make install KDIR=$LAB_KDIR DESTDIR=..." install
+check "make install KDIR=$LAB_KDIR DESTDIR=..." do_install
 KO=$(ls "$D/lib/modules/$KVER/extra/kernel/"rmem.ko* 2>/dev/null | head -n 1)
 check "module under extra/: ${KO#"$D"}" test -f "$KO"
 check "depmod indexed it" grep -q '^extra/kernel/rmem.ko' "$D/lib/modules/$KVER/modules.dep"
