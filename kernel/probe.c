@@ -7,11 +7,11 @@
  * reads a few bytes of its own memory instead (rmem_probe_set_read()): a
  * zero-length operation between a READ and its retry makes Soft-RoCE
  * (rxe, Linux 6.12) answer the retry without a memory region (a WARNING and
- * a broken connection).  When the
- * peer or the link is gone, the RC retries fail it (ack_timeout, retry
- * count 7).  Some paths never fail it (rxe keeps a work request while its
- * own link is down), so a probe unanswered for RMEM_KA_MISSES intervals is
- * reported late; the caller decides whether that is a loss.
+ * a broken connection).  When the peer or the link is gone, the RC
+ * retries fail it (ack_timeout, retry count 7).  Some paths never fail
+ * it (rxe keeps a work request while its own link is down), so a probe
+ * unanswered for RMEM_KA_MISSES intervals is reported late; the caller
+ * decides whether that is a loss.
  */
 #include <linux/jiffies.h>
 #include "rmem.h"

@@ -46,10 +46,11 @@ for f in "$FEATURES"/*.c; do
 	cp "$f" "$P/"
 done
 # Only the errors that say "not this API" count: an unrelated warning
-# from a kernel header must not turn a probe's answer into "no".
+# from a kernel header (or CONFIG_WERROR's -Werror) must not turn a
+# probe's answer into "no".
 {
 	echo "obj-m := $(printf '%s.o ' "${names[@]}")"
-	echo "ccflags-y := -Werror=implicit-function-declaration -Werror=incompatible-pointer-types -Werror=int-conversion"
+	echo "ccflags-y := -Wno-error -Werror=implicit-function-declaration -Werror=incompatible-pointer-types -Werror=int-conversion"
 } > "$P/Kbuild"
 # -k: a probe that does not compile is an answer, not an error.  The
 # caller's make flags (W=1, C=2, KCFLAGS, a jobserver) stay out of it.

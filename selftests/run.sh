@@ -91,9 +91,18 @@ if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
 	per_kernel=(tests/*.sh tests-debug/*.sh)
 	once=()
 else
-	# releases separated by blanks or newlines (no glob characters)
-	# shellcheck disable=SC2206
-	kernels=(${LAB_KERNELS:-$(../scripts/kernels.sh lab | head -n 1)})
+	# releases or prefixes of them (6.12), separated by blanks: resolved
+	# to full releases here, so every test (040-packages too) sees those
+	# shellcheck disable=SC2086,SC2206
+	if [ -n "${LAB_KERNELS:-}" ]; then
+		kernels=($(../scripts/kernels.sh lab $LAB_KERNELS))
+		[ ${#kernels[@]} -gt 0 ] || {
+			echo "run.sh: no lab kernel matches LAB_KERNELS='$LAB_KERNELS'" >&2
+			exit 1
+		}
+	else
+		kernels=($(../scripts/kernels.sh lab | head -n 1))
+	fi
 	per_kernel=(tests/*.sh)
 	mapfile -t once < <(select_tests tests-once/*.sh)
 fi

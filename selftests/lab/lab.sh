@@ -51,15 +51,11 @@ RMEM_LAB_KERNEL=${RMEM_LAB_KERNEL:-}
 # interpreter under KASAN and lockdep takes ~20 s per PCI interrupt link
 # (80 s a boot): route PCI interrupts from the BIOS's PIRQ table instead.
 LAB_APPEND=${LAB_APPEND-${RMEM_LAB_KERNEL:+pci=noacpi}}
-# LAB_CPU: QEMU's -cpu.  No 5-level paging (la57=off; 6.1 has no no5lvl
-# parameter): with it, TCG guests twice died in core kernel code in ways
-# no kernel bug we could find explains.  The debug kernel: an interrupt
-# during identify_boot_cpu() drew a KASAN wild-memory-access report in
-# handle_edge_irq() before any test ran.  A 6.12 memory server: a double
-# fault on a plain load of a valid kmem_cache pointer in
-# kmem_cache_alloc_node() (rxe allocating an ACK), saved EFLAGS e2920b02:
-# reserved bits set, a state no real CPU has.  Neither with 4-level paging.
-LAB_CPU=${LAB_CPU:-max,la57=off}
+# LAB_CPU: QEMU's -cpu.  On the debug kernel, no 5-level paging (6.1 has no
+# no5lvl parameter): with it, an interrupt during identify_boot_cpu() once
+# drew a KASAN wild-memory-access report in handle_edge_irq() (core
+# kernel, before any test ran).
+LAB_CPU=${LAB_CPU:-max${RMEM_LAB_KERNEL:+,la57=off}}
 # LAB_MTU: the MTU of the VMs' RDMA netdev (empty: the default, 1500).  On
 # the debug kernel 9000 (rxe MTU 4096): rxe under KASAN moved 1.2 MB/s
 # between two VMs at MTU 1500 (a quarter of its packets retransmitted),
