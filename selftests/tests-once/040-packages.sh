@@ -128,6 +128,11 @@ lab_log "install: $((SECONDS - t0))s; $(grep -m1 '^Building for' "$TMP/install.l
 # --- what dkms built ------------------------------------------------------
 # installed_ko RELEASE: the rmem.ko depmod finds for RELEASE (dkms's)
 installed_ko() { modinfo -k "$1" -n rmem 2>/dev/null; }
+# dkms_installed RELEASE: dkms says rmem/VERSION is installed for RELEASE
+dkms_installed()
+{
+	dkms status -m rmem -v "$VERSION" -k "$1" 2>/dev/null | grep -q ': installed'
+}
 
 # Debian 12's dkms postinst builds for the running kernel and the newest
 # one only (every kernel when the running one is not installed, as in a
@@ -135,14 +140,12 @@ installed_ko() { modinfo -k "$1" -n rmem 2>/dev/null; }
 # other gets "dkms install -k", as the admin guide tells users to do.
 newest=$("$REPO/scripts/kernels.sh" lab | head -n 1)
 for rel in $KERNELS; do
-	if [ "$rel" != "$newest" ] &&
-	   ! dkms status -m rmem -v "$VERSION" -k "$rel" 2>/dev/null | grep -q ': installed'; then
+	if [ "$rel" != "$newest" ] && ! dkms_installed "$rel"; then
 		lab_log "postinst did not build for $rel (not the newest): dkms install -k $rel"
 		check "dkms install rmem/$VERSION -k $rel" \
 			sh -c "dkms install rmem/$VERSION -k '$rel' > '$TMP/dkms-$rel.log' 2>&1"
 	fi
-	check "dkms: rmem/$VERSION installed for $rel" \
-		sh -c "dkms status -m rmem -v '$VERSION' -k '$rel' 2>/dev/null | grep -q ': installed'"
+	check "dkms: rmem/$VERSION installed for $rel" dkms_installed "$rel"
 	ko=$(installed_ko "$rel")
 	check "$rel: depmod finds dkms's module: ${ko:-none}" \
 		test -n "$ko" -a "${ko#/lib/modules/"$rel"/updates/dkms/rmem.ko}" != "$ko"
