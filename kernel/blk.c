@@ -562,6 +562,11 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 * take much longer than another on a slow link.
 	 */
 	zero_max = min_t(u64, min_t(u64, zero_max, SZ_1M), dev->chunk_size);
+	/*
+	 * Kernels without limits at allocation get exactly these fields
+	 * through their setters (compat.h): a field set here must be added
+	 * there too.
+	 */
 	lim->logical_block_size = SECTOR_SIZE;
 	lim->physical_block_size = PAGE_SIZE;
 	lim->io_min = PAGE_SIZE;

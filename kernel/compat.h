@@ -85,6 +85,7 @@ rmem_compat_disk_setup(struct gendisk *disk, const struct queue_limits *lim)
 		return disk;
 	q = disk->queue;
 #ifndef RMEM_HAVE_BLK_MQ_ALLOC_DISK_LIM
+	/* every field rmem_blk_limits() sets, and only those */
 	blk_queue_logical_block_size(q, lim->logical_block_size);
 	blk_queue_physical_block_size(q, lim->physical_block_size);
 	blk_queue_io_min(q, lim->io_min);

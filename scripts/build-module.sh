@@ -21,6 +21,10 @@ OUT=$REPO/build/$KVER
 
 # the mirror: links to every source, none to a source that is gone
 mkdir -p "$OUT/kernel"
+# One build at a time per release: configure rewrites the probes and
+# Kbuild the objects (make -j lint all, or make beside make check).
+exec 9> "$OUT/.lock"
+flock 9
 ln -sfn ../../Kbuild "$OUT/Kbuild"
 ln -sfn ../../include "$OUT/include"
 ln -sfn ../../VERSION "$OUT/VERSION"
