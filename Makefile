@@ -43,7 +43,7 @@ MNL_LIBS := $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl)
 
 RMEMCTL_SRCS := $(wildcard user/*.c)
 RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h VERSION
-KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/features/*.c)) \
+KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/*/*.c kernel/*/*.h)) \
 	include/uapi/linux/rmem.h
 
 .PHONY: all module tool tests deps check check-debug debug-kernel debug-module bench-swap demo bench lab-shell lint checkpatch kernel-doc sparse \

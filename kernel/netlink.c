@@ -10,10 +10,10 @@
 #include <net/genetlink.h>
 #include <linux/rmem.h>
 
-#include "client.h"
+#include "client/client.h"
 #include "compat.h"
 #include "rmem.h"
-#include "server.h"
+#include "server/server.h"
 
 static bool rmem_nl_registered;
 

@@ -6,9 +6,9 @@
 #include <net/genetlink.h>
 #include <linux/rmem.h>
 
-#include "client.h"
+#include "client/client.h"
 #include "rmem.h"
-#include "server.h"
+#include "server/server.h"
 
 /**
  * rmem_msg_put() - start a message of the rmem family

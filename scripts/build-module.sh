@@ -28,12 +28,18 @@ flock 9
 ln -sfn ../../Kbuild "$OUT/Kbuild"
 ln -sfn ../../include "$OUT/include"
 ln -sfn ../../VERSION "$OUT/VERSION"
-for f in "$OUT"/kernel/*; do
-	[ ! -L "$f" ] || [ -e "$f" ] || rm -f "$f"
-done
-for f in "$REPO"/kernel/Kbuild "$REPO"/kernel/*.[ch]; do
-	case "$f" in *.mod.c) continue ;; esac
-	ln -sfn "../../../kernel/${f##*/}" "$OUT/kernel/${f##*/}"
+# kernel/ and its role folders (client/, server/): sources only
+for d in "" client/ server/; do
+	mkdir -p "$OUT/kernel/$d"
+	for f in "$OUT/kernel/$d"*; do
+		[ ! -L "$f" ] || [ -e "$f" ] || rm -f "$f"
+	done
+	up=../../../${d:+../}
+	for f in "$REPO/kernel/$d"Kbuild "$REPO/kernel/$d"*.[ch]; do
+		[ -e "$f" ] || continue
+		case "$f" in *.mod.c) continue ;; esac
+		ln -sfn "${up}kernel/$d${f##*/}" "$OUT/kernel/$d${f##*/}"
+	done
 done
 
 "$REPO/scripts/configure.sh" "$KDIR" "$OUT/kernel"
