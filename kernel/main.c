@@ -14,6 +14,7 @@
 
 #include <linux/module.h>
 #include <linux/workqueue.h>
+#include <rdma/rdma_cm.h>
 
 #include "rmem.h"
 
@@ -31,11 +32,25 @@ MODULE_PARM_DESC(connect_timeout_ms, "Address and route resolution timeout");
 
 /*
  * RoCE's default packet lifetime makes the RC ack timeout about 2 s per
- * lost packet; rxe over a lossy wire then crawls.  14 is about 67 ms.
+ * lost packet; Soft-RoCE (rxe) over a lossy wire then crawls, and 14 (about
+ * 67 ms, 0.5 s over its 7 retries) suits it.  A hardware fabric can pause
+ * longer than that (PFC storms): rdma_cm's default there.  -1: that
+ * choice; 0: rdma_cm's default everywhere; N: 4.096 us * 2^N everywhere.
  */
-unsigned int rmem_ack_timeout = 14;
-module_param_named(ack_timeout, rmem_ack_timeout, uint, 0444);
-MODULE_PARM_DESC(ack_timeout, "RC ack timeout exponent (4.096 us * 2^N, 0: rdma_cm default)");
+int rmem_ack_timeout = -1;
+module_param_named(ack_timeout, rmem_ack_timeout, int, 0444);
+MODULE_PARM_DESC(ack_timeout,
+		 "RC ack timeout exponent (4.096 us * 2^N); 0: rdma_cm's; -1: 14 on Soft-RoCE, else rdma_cm's");
+
+unsigned int rmem_fault_ready_delay_ms;
+module_param_named(fault_ready_delay_ms, rmem_fault_ready_delay_ms, uint, 0644);
+MODULE_PARM_DESC(fault_ready_delay_ms,
+		 "Testing only: a server waits this long before it sends READY (default: 0)");
+
+unsigned long long rmem_fault_sector = U64_MAX;
+module_param_named(fault_sector, rmem_fault_sector, ullong, 0644);
+MODULE_PARM_DESC(fault_sector,
+		 "Testing only: client I/O touching this 512-byte sector fails at the server's NIC, every time (default: off)");
 
 unsigned int rmem_keepalive_ms = 1000;
 module_param_named(keepalive_ms, rmem_keepalive_ms, uint, 0444);
@@ -49,13 +64,29 @@ MODULE_PARM_DESC(loss_timeout_ms,
 
 struct workqueue_struct *rmem_wq;
 
+/**
+ * rmem_set_ack_timeout() - the RC ack timeout of a new connection
+ * @id: its rdma_cm id, bound to a device
+ *
+ * Return: 0 or what rdma_set_ack_timeout() returned.
+ */
+int rmem_set_ack_timeout(struct rdma_cm_id *id)
+{
+	int t = rmem_ack_timeout;
+
+	if (t < 0)
+		t = id->device->ops.driver_id == RDMA_DRIVER_RXE ? 14 : 0;
+	return t ? rdma_set_ack_timeout(id, t) : 0;
+}
+
 static int __init rmem_init(void)
 {
 	int ret;
 
 	if (!rmem_default_queue_depth || rmem_default_queue_depth > 1024 ||
 	    !rmem_default_mr_size_mb || !rmem_connect_timeout_ms ||
-	    rmem_ack_timeout > 31 || rmem_keepalive_ms > RMEM_MAX_KEEPALIVE_MS ||
+	    rmem_ack_timeout < -1 || rmem_ack_timeout > 31 ||
+	    rmem_keepalive_ms > RMEM_MAX_KEEPALIVE_MS ||
 	    (rmem_keepalive_ms && rmem_keepalive_ms < RMEM_MIN_KEEPALIVE_MS) ||
 	    rmem_loss_timeout_ms > RMEM_MAX_LOSS_TIMEOUT_MS) {
 		pr_err("invalid module parameter\n");
@@ -64,10 +95,12 @@ static int __init rmem_init(void)
 	rmem_wq = alloc_workqueue("rmem", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!rmem_wq)
 		return -ENOMEM;
-	rmem_server_init();
-	ret = rmem_client_init();
+	ret = rmem_server_init();
 	if (ret)
 		goto out_destroy_wq;
+	ret = rmem_client_init();
+	if (ret)
+		goto out_server_exit;
 	ret = rmem_nl_init();
 	if (ret)
 		goto out_client_exit;
@@ -76,6 +109,8 @@ static int __init rmem_init(void)
 
 out_client_exit:
 	rmem_client_exit();
+out_server_exit:
+	rmem_server_exit();
 out_destroy_wq:
 	destroy_workqueue(rmem_wq);
 	return ret;
@@ -86,7 +121,7 @@ static void __exit rmem_exit(void)
 	/* no new commands, then tear down what exists */
 	rmem_nl_exit();
 	rmem_client_exit();
-	rmem_server_del_all();
+	rmem_server_exit();
 	destroy_workqueue(rmem_wq);
 	pr_info("unloaded\n");
 }

@@ -73,28 +73,60 @@ static const struct nla_policy rmem_volume_op_policy[RMEM_A_MAX + 1] = {
 
 /* ---- helpers ------------------------------------------------------------ */
 
+/*
+ * NL_SET_ERR_MSG() takes its text at the call site: the helpers below
+ * return RMEM_NL_MISSING for an absent attribute and a macro around each
+ * sets the caller's message.
+ */
+#define RMEM_NL_MISSING		1
+
+#define rmem_nl_missing_msg(extack, ret, msg)				\
+({									\
+	int __ret = (ret);						\
+									\
+	if (__ret == RMEM_NL_MISSING) {					\
+		NL_SET_ERR_MSG(extack, msg);				\
+		__ret = -EINVAL;					\
+	}								\
+	__ret;								\
+})
+
 /* Parse the object nest @type of a request; an extack names what is wrong. */
-static int rmem_nl_nest(struct genl_info *info, int type, struct nlattr **tb,
-			int max, const struct nla_policy *policy,
-			const char *missing)
+static int __rmem_nl_nest(struct genl_info *info, int type, struct nlattr **tb,
+			  int max, const struct nla_policy *policy)
 {
-	if (GENL_REQ_ATTR_CHECK(info, type)) {
-		rmem_set_err_msg(info->extack, missing);
-		return -EINVAL;
-	}
+	if (GENL_REQ_ATTR_CHECK(info, type))
+		return RMEM_NL_MISSING;
 	return nla_parse_nested(tb, max, info->attrs[type], policy,
 				info->extack);
 }
 
-static int rmem_nl_require(struct genl_info *info, struct nlattr *nest,
-			   struct nlattr **tb, int type, const char *msg)
+#define rmem_nl_nest(info, type, tb, max, policy, missing)		\
+({									\
+	struct genl_info *__info = (info);				\
+									\
+	rmem_nl_missing_msg(__info->extack,				\
+			    __rmem_nl_nest(__info, type, tb, max, policy), \
+			    missing);					\
+})
+
+static int __rmem_nl_require(struct genl_info *info, struct nlattr *nest,
+			     struct nlattr **tb, int type)
 {
 	if (tb[type])
 		return 0;
-	rmem_set_err_msg(info->extack, msg);
 	NL_SET_ERR_ATTR_MISS(info->extack, nest, type);
-	return -EINVAL;
+	return RMEM_NL_MISSING;
 }
+
+#define rmem_nl_require(info, nest, tb, type, missing)			\
+({									\
+	struct genl_info *__info = (info);				\
+									\
+	rmem_nl_missing_msg(__info->extack,				\
+			    __rmem_nl_require(__info, nest, tb, type),	\
+			    missing);					\
+})
 
 /**
  * struct rmem_nl_obj - what differs between requests on servers and devices
@@ -103,8 +135,6 @@ static int rmem_nl_require(struct genl_info *info, struct nlattr *nest,
  * @max: highest attribute in the nest
  * @policy: nest policy
  * @name: name attribute in the nest
- * @missing: extack text when the nest is missing
- * @missing_name: extack text when the name is missing
  * @fill: puts one named object, or dumps all from an index
  */
 struct rmem_nl_obj {
@@ -113,8 +143,6 @@ struct rmem_nl_obj {
 	int max;
 	const struct nla_policy *policy;
 	int name;
-	const char *missing;
-	const char *missing_name;
 	int (*fill)(struct sk_buff *skb, const struct rmem_msg *m,
 		    const char *name, int *idx, struct netlink_ext_ack *extack);
 };
@@ -125,8 +153,6 @@ static const struct rmem_nl_obj rmem_nl_server_obj = {
 	.max = RMEM_A_SERVER_MAX,
 	.policy = rmem_server_policy,
 	.name = RMEM_A_SERVER_NAME,
-	.missing = "missing server attributes",
-	.missing_name = "missing server name",
 	.fill = rmem_server_fill,
 };
 
@@ -136,8 +162,6 @@ static const struct rmem_nl_obj rmem_nl_dev_obj = {
 	.max = RMEM_A_DEV_MAX,
 	.policy = rmem_dev_policy,
 	.name = RMEM_A_DEV_NAME,
-	.missing = "missing device attributes",
-	.missing_name = "missing device name",
 	.fill = rmem_dev_fill,
 };
 
@@ -147,17 +171,29 @@ static int rmem_nl_obj_parse(const struct rmem_nl_obj *o,
 {
 	int ret;
 
-	ret = rmem_nl_nest(info, o->nest, tb, o->max, o->policy, o->missing);
+	ret = __rmem_nl_nest(info, o->nest, tb, o->max, o->policy);
+	if (ret == RMEM_NL_MISSING) {
+		if (o->nest == RMEM_A_SERVER)
+			NL_SET_ERR_MSG(info->extack, "missing server attributes");
+		else
+			NL_SET_ERR_MSG(info->extack, "missing device attributes");
+		return -EINVAL;
+	}
 	if (ret)
 		return ret;
-	return rmem_nl_require(info, info->attrs[o->nest], tb, o->name,
-			       o->missing_name);
+	if (!__rmem_nl_require(info, info->attrs[o->nest], tb, o->name))
+		return 0;
+	if (o->nest == RMEM_A_SERVER)
+		NL_SET_ERR_MSG(info->extack, "missing server name");
+	else
+		NL_SET_ERR_MSG(info->extack, "missing device name");
+	return -EINVAL;
 }
 
 /* One of @v4/@v6 (exactly one) and an optional port make a sockaddr. */
-static int rmem_nl_get_addr(struct genl_info *info, struct nlattr *nest,
-			    struct nlattr **tb, int v4, int v6, int port,
-			    struct sockaddr_storage *ss, const char *what)
+static int __rmem_nl_get_addr(struct genl_info *info, struct nlattr *nest,
+			      struct nlattr **tb, int v4, int v6, int port,
+			      struct sockaddr_storage *ss)
 {
 	u16 p = tb[port] ? nla_get_u16(tb[port]) : RMEM_DEFAULT_PORT;
 
@@ -187,10 +223,18 @@ static int rmem_nl_get_addr(struct genl_info *info, struct nlattr *nest,
 		sin6->sin6_addr = nla_get_in6_addr(tb[v6]);
 		return 0;
 	}
-	rmem_set_err_msg(info->extack, what);
 	NL_SET_ERR_ATTR_MISS(info->extack, nest, v4);
-	return -EINVAL;
+	return RMEM_NL_MISSING;
 }
+
+#define rmem_nl_get_addr(info, nest, tb, v4, v6, port, ss, missing)	\
+({									\
+	struct genl_info *__info = (info);				\
+									\
+	rmem_nl_missing_msg(__info->extack,				\
+			    __rmem_nl_get_addr(__info, nest, tb, v4, v6, \
+					       port, ss), missing);	\
+})
 
 /* ---- servers ------------------------------------------------------------ */
 
@@ -250,7 +294,7 @@ static int rmem_nl_server_add_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *nest;
 	struct sk_buff *msg;
 	void *hdr;
-	int ret;
+	int ret, bad;
 
 	ret = rmem_nl_nest(info, RMEM_A_SERVER, tb, RMEM_A_SERVER_MAX,
 			   rmem_server_policy, "missing server attributes");
@@ -302,10 +346,12 @@ static int rmem_nl_server_add_doit(struct sk_buff *skb, struct genl_info *info)
 				RMEM_CMD_SERVER_ADD);
 	if (!hdr)
 		goto out_free_msg;
-	ret = rmem_server_add(&cfg, info->extack, msg);
+	ret = rmem_server_add(&cfg, &bad, info->extack, msg);
 	if (ret) {
 		if (ret == -ENOMEM && !info->extack->_msg)
 			NL_SET_ERR_MSG(info->extack, "out of memory adding the server");
+		if (bad && tb[bad])
+			NL_SET_BAD_ATTR(info->extack, tb[bad]);
 		goto out_free_msg;
 	}
 	genlmsg_end(msg, hdr);
@@ -602,10 +648,39 @@ static int rmem_nl_server_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return rmem_nl_get_doit(&rmem_nl_server_obj, info);
 }
 
+/*
+ * All servers, or the one an RMEM_A_SERVER nest names; a server with more
+ * clients than a message holds takes several (rmem_server_dump()).
+ */
 static int rmem_nl_server_get_dumpit(struct sk_buff *skb,
 				     struct netlink_callback *cb)
 {
-	return rmem_nl_get_dumpit(&rmem_nl_server_obj, skb, cb);
+	struct nlattr **attrs = genl_info_dump(cb)->attrs;
+	struct nlattr *tb[RMEM_A_SERVER_MAX + 1] = {};
+	struct rmem_msg m = {
+		.portid = NETLINK_CB(cb->skb).portid, .seq = cb->nlh->nlmsg_seq,
+		.flags = NLM_F_MULTI, .cmd = RMEM_CMD_SERVER_GET,
+	};
+	unsigned long pos = cb->args[0], from = cb->args[1];
+	int ret;
+
+	if (attrs[RMEM_A_SERVER]) {
+		ret = nla_parse_nested(tb, RMEM_A_SERVER_MAX, attrs[RMEM_A_SERVER],
+				       rmem_server_policy, cb->extack);
+		if (ret)
+			return ret;
+	}
+	ret = rmem_server_dump(skb, &m, tb[RMEM_A_SERVER_NAME] ?
+			       nla_data(tb[RMEM_A_SERVER_NAME]) : NULL,
+			       &pos, &from, cb->extack);
+	cb->args[0] = pos;
+	cb->args[1] = from;
+	if (ret == -ENOENT)
+		NL_SET_BAD_ATTR(cb->extack, tb[RMEM_A_SERVER_NAME]);
+	/* a piece that does not fit even an empty message: fail, not end */
+	if (ret && (ret != -EMSGSIZE || !skb->len))
+		return ret;
+	return skb->len;
 }
 
 static int rmem_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)

@@ -44,21 +44,30 @@ int rmem_nl_put_addr(struct sk_buff *skb, int v4type, int v6type,
 	return 0;
 }
 
+/*
+ * The clients (live sessions) of @srv from the @*from-th on, as many as
+ * fit; @*from moves past them.  Return: 0 when all are in, -EMSGSIZE when
+ * some are left for another message.  Called with srv->lock held.
+ */
 static int rmem_server_put_clients(struct sk_buff *skb,
-				   struct rmem_server *srv)
+				   struct rmem_server *srv, unsigned long *from)
 {
 	struct rmem_session *sess;
 	struct nlattr *nest;
 	unsigned int i, qps;
+	unsigned long n = 0;
 
 	list_for_each_entry(sess, &srv->sessions, node) {
 		if (sess->dead)
 			continue;
+		if (n++ < *from)
+			continue;
 		for (i = 0, qps = 0; i < sess->nr_qps; i++)
 			qps += !!sess->conns[i];
 		nest = nla_nest_start(skb, RMEM_A_SERVER_CLIENT);
-		if (!nest ||
-		    rmem_nl_put_addr(skb, RMEM_A_CLIENT_IPV4, RMEM_A_CLIENT_IPV6,
+		if (!nest)
+			return -EMSGSIZE;
+		if (rmem_nl_put_addr(skb, RMEM_A_CLIENT_IPV4, RMEM_A_CLIENT_IPV6,
 				     &sess->peer) ||
 		    nla_put_u16(skb, RMEM_A_CLIENT_PORT,
 				rmem_addr_port(&sess->peer)) ||
@@ -66,22 +75,73 @@ static int rmem_server_put_clients(struct sk_buff *skb,
 				      RMEM_A_CLIENT_PAD) ||
 		    (sess->volume_name[0] &&
 		     nla_put_string(skb, RMEM_A_CLIENT_VOLUME, sess->volume_name)) ||
-		    nla_put_u32(skb, RMEM_A_CLIENT_QPS, qps))
+		    nla_put_u32(skb, RMEM_A_CLIENT_QPS, qps)) {
+			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
+		}
 		nla_nest_end(skb, nest);
+		(*from)++;
 	}
 	return 0;
+}
+
+/**
+ * rmem_server_put_part() - describe a server, or the rest of its clients
+ * @skb: message
+ * @srv: the server
+ * @from: clients already described (0: none, describe the server too);
+ *	moved past the clients this nest holds
+ *
+ * A server with many clients takes several messages: the first nest has
+ * the server's attributes and the clients that fit, the next ones only its
+ * name and more clients.
+ *
+ * Return: 0 when the nest ends the server, -EAGAIN when clients are left
+ * for another message, -EMSGSIZE when nothing fitted.
+ */
+int rmem_server_put_part(struct sk_buff *skb, struct rmem_server *srv,
+			 unsigned long *from)
+{
+	unsigned long start = *from;
+	struct nlattr *nest;
+	int ret;
+
+	if (!start)
+		return rmem_server_put(skb, srv, from);
+	nest = nla_nest_start(skb, RMEM_A_SERVER);
+	if (!nest)
+		return -EMSGSIZE;
+	mutex_lock(&srv->lock);
+	if (nla_put_string(skb, RMEM_A_SERVER_NAME, srv->name)) {
+		ret = -EMSGSIZE;
+		goto out_unlock;
+	}
+	ret = rmem_server_put_clients(skb, srv, from);
+	if (ret && *from == start)
+		goto out_unlock;
+	nla_nest_end(skb, nest);
+	ret = ret ? -EAGAIN : 0;
+out_unlock:
+	mutex_unlock(&srv->lock);
+	if (ret == -EMSGSIZE)
+		nla_nest_cancel(skb, nest);
+	return ret;
 }
 
 /**
  * rmem_server_put() - describe a server in an RMEM_A_SERVER nest
  * @skb: message
  * @srv: the server
+ * @from: if not NULL, the number of clients described is stored here and
+ *	clients that do not fit are left out (-EAGAIN); if NULL, all of them
+ *	must fit
  *
- * Return: 0 or -EMSGSIZE.
+ * Return: 0, -EAGAIN (see @from) or -EMSGSIZE.
  */
-int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv)
+int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv,
+		    unsigned long *from)
 {
+	unsigned long n = 0;
 	struct nlattr *nest, *p;
 	unsigned int i;
 	int ret = -EMSGSIZE;
@@ -105,6 +165,9 @@ int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv)
 	    nla_put_u64_64bit(skb, RMEM_A_SERVER_USED,
 			      (u64)(srv->nr_chunks - srv->nr_free) << srv->chunk_shift,
 			      RMEM_A_SERVER_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_SERVER_DIRTY,
+			      (u64)srv->nr_dirty << srv->chunk_shift,
+			      RMEM_A_SERVER_PAD) ||
 	    nla_put(skb, RMEM_A_SERVER_ID, sizeof(srv->id), srv->id))
 		goto out_unlock;
 	for (i = 0; i < srv->nr_allow; i++) {
@@ -116,13 +179,18 @@ int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv)
 			goto out_unlock;
 		nla_nest_end(skb, p);
 	}
-	if (rmem_server_put_clients(skb, srv))
+	ret = rmem_server_put_clients(skb, srv, &n);
+	if (ret && (!from || !n)) {
+		ret = -EMSGSIZE;
 		goto out_unlock;
-	ret = 0;
+	}
+	if (from)
+		*from = n;
+	ret = ret ? -EAGAIN : 0;
 	nla_nest_end(skb, nest);
 out_unlock:
 	mutex_unlock(&srv->lock);
-	if (ret)
+	if (ret == -EMSGSIZE)
 		nla_nest_cancel(skb, nest);
 	return ret;
 }
@@ -142,7 +210,7 @@ int rmem_server_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
 
 	if (!hdr)
 		return -EMSGSIZE;
-	if (rmem_server_put(skb, srv)) {
+	if (rmem_server_put(skb, srv, NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -23,7 +23,9 @@ struct rmem_dev;
 extern unsigned int rmem_default_queue_depth;
 extern unsigned int rmem_default_mr_size_mb;
 extern unsigned int rmem_connect_timeout_ms;
-extern unsigned int rmem_ack_timeout;
+extern int rmem_ack_timeout;
+extern unsigned long long rmem_fault_sector;
+extern unsigned int rmem_fault_ready_delay_ms;
 extern unsigned int rmem_keepalive_ms;
 extern unsigned int rmem_loss_timeout_ms;
 
@@ -105,30 +107,24 @@ struct rmem_msg {
 
 struct rmem_stats;
 
-/**
- * rmem_set_err_msg() - NL_SET_ERR_MSG() for a message chosen at run time
- * @extack: may be NULL
- * @msg: a string literal (extack keeps the pointer)
- */
-static inline void rmem_set_err_msg(struct netlink_ext_ack *extack,
-				    const char *msg)
-{
-	if (extack)
-		extack->_msg = msg;
-}
+struct rdma_cm_id;
+int rmem_set_ack_timeout(struct rdma_cm_id *id);
 
 /* server.c */
-void rmem_server_init(void);
-int rmem_server_add(const struct rmem_server_cfg *cfg,
+int rmem_server_init(void);
+int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 		    struct netlink_ext_ack *extack, struct sk_buff *reply);
 int rmem_server_del(const char *name, struct netlink_ext_ack *extack);
+int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
+		     const char *name, unsigned long *pos,
+		     unsigned long *from, struct netlink_ext_ack *extack);
 int rmem_server_fill(struct sk_buff *skb, const struct rmem_msg *m,
 		     const char *name, int *idx, struct netlink_ext_ack *extack);
 int rmem_volume_fill(struct sk_buff *skb, const struct rmem_msg *m,
 		     const char *server, int *idx);
 int rmem_volume_del(const char *server, const char *volume, int *bad_attr,
 		    struct netlink_ext_ack *extack);
-void rmem_server_del_all(void);
+void rmem_server_exit(void);
 
 /* client.c */
 int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,

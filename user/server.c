@@ -31,6 +31,7 @@ static const enum mnl_attr_data_type server_policy[RMEM_A_SERVER_MAX + 1] = {
 	[RMEM_A_SERVER_CLIENT] = MNL_TYPE_NESTED,
 	[RMEM_A_SERVER_ID] = MNL_TYPE_BINARY,
 	[RMEM_A_SERVER_MR_PAGE_SIZE] = MNL_TYPE_U64,
+	[RMEM_A_SERVER_DIRTY] = MNL_TYPE_U64,
 };
 
 static const enum mnl_attr_data_type prefix_policy[RMEM_A_PREFIX_MAX + 1] = {
@@ -126,26 +127,31 @@ static int server_print_client(const struct nlattr *nest,
 
 /*
  * The "allow" strings or "clients" objects: every @attr_type attribute
- * of @nest, printed by @print.  Always an array in JSON, maybe empty.
+ * of the @n nests, printed by @print.  Always an array in JSON, maybe
+ * empty.
  */
-static int server_print_list(const struct nlattr *nest, uint16_t attr_type,
-			     const char *key, enum output_type type,
+static int server_print_list(const struct nlattr *const *nests, unsigned int n,
+			     uint16_t attr_type, const char *key,
+			     enum output_type type,
 			     int (*print)(const struct nlattr *,
 					  enum output_type))
 {
 	const struct nlattr *attr;
+	unsigned int i;
 	int ret = 0;
 
 	open_json_array(PRINT_JSON, key);
-	mnl_attr_for_each_nested(attr, nest) {
-		if (mnl_attr_get_type(attr) != attr_type)
-			continue;
-		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0 ||
-		    print(attr, type) < 0) {
-			if (!ret)
-				pr_err("malformed attribute %u in a kernel reply",
-				       attr_type);
-			ret = -1;
+	for (i = 0; i < n; i++) {
+		mnl_attr_for_each_nested(attr, nests[i]) {
+			if (mnl_attr_get_type(attr) != attr_type)
+				continue;
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0 ||
+			    print(attr, type) < 0) {
+				if (!ret)
+					pr_err("malformed attribute %u in a kernel reply",
+					       attr_type);
+				ret = -1;
+			}
 		}
 	}
 	close_json_array(PRINT_JSON, NULL);
@@ -153,11 +159,15 @@ static int server_print_list(const struct nlattr *nest, uint16_t attr_type,
 }
 
 /*
- * One server.  @added: the reply to "server add", one sentence in text;
- * else the "server show" lines.
+ * One server, from the @n nests of its messages: the first has its
+ * attributes, every one some of its clients (a server with many clients
+ * takes several messages).  @added: the reply to "server add", one
+ * sentence in text; else the "server show" lines.
  */
-static int server_print(const struct nlattr *nest, bool added)
+static int server_print(const struct nlattr *const *nests, unsigned int n,
+			bool added)
 {
+	const struct nlattr *nest = nests[0];
 	/* What only "server show" prints in text. */
 	enum output_type detail = added ? PRINT_JSON : PRINT_ANY;
 	const struct nlattr *tb[RMEM_A_SERVER_MAX + 1];
@@ -199,6 +209,11 @@ static int server_print(const struct nlattr *nest, bool added)
 	if (tb[RMEM_A_SERVER_USED])
 		print_size(detail, "used", " used %s",
 			   mnl_attr_get_u64(tb[RMEM_A_SERVER_USED]));
+	/* text: only while zeroing is under way */
+	if (tb[RMEM_A_SERVER_DIRTY])
+		print_size(mnl_attr_get_u64(tb[RMEM_A_SERVER_DIRTY]) ?
+			   detail : detail & PRINT_JSON, "dirty", " dirty %s",
+			   mnl_attr_get_u64(tb[RMEM_A_SERVER_DIRTY]));
 
 	id = tb[RMEM_A_SERVER_ID];
 	if (id)
@@ -206,10 +221,10 @@ static int server_print(const struct nlattr *nest, bool added)
 			     fmt_hex(buf, sizeof(buf),
 				     mnl_attr_get_payload(id),
 				     mnl_attr_get_payload_len(id)));
-	ret = server_print_list(nest, RMEM_A_SERVER_ALLOW, "allow", detail,
+	ret = server_print_list(nests, 1, RMEM_A_SERVER_ALLOW, "allow", detail,
 				server_print_allow);
-	if (server_print_list(nest, RMEM_A_SERVER_CLIENT, "clients", detail,
-			      server_print_client) < 0)
+	if (server_print_list(nests, n, RMEM_A_SERVER_CLIENT, "clients",
+			      detail, server_print_client) < 0)
 		ret = -1;
 	print_nl();
 	close_json_object();
@@ -228,12 +243,70 @@ static const struct nlattr *server_nest(const struct nlmsghdr *nlh)
 	return tb[RMEM_A_SERVER];
 }
 
+/* The messages of one server in a dump, kept until the next server. */
+struct server_pieces {
+	struct nlattr **nests;
+	unsigned int n;
+};
+
+static void server_pieces_free(struct server_pieces *p)
+{
+	while (p->n)
+		free(p->nests[--p->n]);
+	free(p->nests);
+	p->nests = NULL;
+}
+
+/* Print the server gathered so far, if any. */
+static int server_pieces_flush(struct server_pieces *p)
+{
+	int ret = 0;
+
+	if (p->n)
+		ret = server_print((const struct nlattr *const *)p->nests,
+				   p->n, false);
+	server_pieces_free(p);
+	return ret;
+}
+
+static const char *server_nest_name(const struct nlattr *nest)
+{
+	const struct nlattr *tb[RMEM_A_SERVER_MAX + 1];
+
+	if (nl_parse_nested(nest, tb, RMEM_A_SERVER_MAX, server_policy) < 0 ||
+	    !tb[RMEM_A_SERVER_NAME])
+		return NULL;
+	return mnl_attr_get_str(tb[RMEM_A_SERVER_NAME]);
+}
+
 static int server_show_cb(const struct nlmsghdr *nlh, void *data)
 {
+	struct server_pieces *p = data;
 	const struct nlattr *nest = server_nest(nlh);
+	const char *name = nest ? server_nest_name(nest) : NULL;
+	struct nlattr **nests, *copy;
 
-	if (!nest || server_print(nest, false) < 0)
+	if (!name) {
+		if (nest)
+			pr_err("kernel reply without a server name");
 		return MNL_CB_ERROR;
+	}
+	/* another server: the one before is complete */
+	if (p->n && strcmp(name, server_nest_name(p->nests[0])) &&
+	    server_pieces_flush(p) < 0)
+		return MNL_CB_ERROR;
+	nests = realloc(p->nests, (p->n + 1) * sizeof(*nests));
+	copy = malloc(mnl_attr_get_len(nest));
+	if (!nests || !copy) {
+		free(copy);
+		if (nests)
+			p->nests = nests;
+		pr_err("out of memory");
+		return MNL_CB_ERROR;
+	}
+	memcpy(copy, nest, mnl_attr_get_len(nest));
+	p->nests = nests;
+	p->nests[p->n++] = copy;
 	return MNL_CB_OK;
 }
 
@@ -241,19 +314,19 @@ static int server_add_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *nest = server_nest(nlh);
 
-	if (!nest || server_print(nest, true) < 0)
+	if (!nest || server_print(&nest, 1, true) < 0)
 		return MNL_CB_ERROR;
 	/* One reply is expected: ignore any other. */
 	return MNL_CB_STOP;
 }
 
 /* Start a request whose RMEM_A_SERVER nest holds the server's name. */
-static struct nlattr *server_msg(struct nl *nl, uint8_t cmd,
+static struct nlattr *server_msg(struct nl *nl, uint8_t cmd, uint16_t flags,
 				 const char *name)
 {
 	struct nlattr *nest;
 
-	nl_msg(nl, cmd, 0);
+	nl_msg(nl, cmd, flags);
 	nest = nl_nest_start(nl, RMEM_A_SERVER);
 	nl_put_strz(nl, RMEM_A_SERVER_NAME, name);
 	return nest;
@@ -333,7 +406,7 @@ static int server_add(struct rmemctl *ctl)
 	nl = rmemctl_nl(ctl);
 	if (!nl)
 		goto out;
-	nest = server_msg(nl, RMEM_CMD_SERVER_ADD, name);
+	nest = server_msg(nl, RMEM_CMD_SERVER_ADD, 0, name);
 	nl_put_addr(nl, RMEM_A_SERVER_LISTEN_IPV4, RMEM_A_SERVER_LISTEN_IPV6,
 		    RMEM_A_SERVER_LISTEN_PORT, &listen);
 	nl_put_u64(nl, RMEM_A_SERVER_POOL_SIZE, size);
@@ -371,15 +444,17 @@ static int server_del(struct rmemctl *ctl)
 	nl = rmemctl_nl(ctl);
 	if (!nl)
 		return -1;
-	nl_nest_end(nl, server_msg(nl, RMEM_CMD_SERVER_DEL, name));
+	nl_nest_end(nl, server_msg(nl, RMEM_CMD_SERVER_DEL, 0, name));
 	return nl_run(nl, NULL, NULL);
 }
 
 /* server show [NAME]: one server by name, or dump them all. */
 static int server_show(struct rmemctl *ctl)
 {
+	struct server_pieces pieces = { 0 };
 	const char *name = arg_next(ctl);
 	struct nl *nl;
+	int ret;
 
 	if (name && arg_is_help(name)) {
 		server_usage(stdout);
@@ -393,11 +468,22 @@ static int server_show(struct rmemctl *ctl)
 	if (!nl)
 		return -1;
 
+	/*
+	 * Always a dump (of one server, with NAME): a server with many
+	 * clients may take several messages, which one reply cannot.
+	 */
 	if (name)
-		nl_nest_end(nl, server_msg(nl, RMEM_CMD_SERVER_GET, name));
+		nl_nest_end(nl, server_msg(nl, RMEM_CMD_SERVER_GET, NLM_F_DUMP,
+					   name));
 	else
 		nl_msg(nl, RMEM_CMD_SERVER_GET, NLM_F_DUMP);
-	return rmemctl_list(nl, server_show_cb, NULL);
+	open_json_array(PRINT_JSON, NULL);
+	ret = nl_run(nl, server_show_cb, &pieces);
+	if (!ret)
+		ret = server_pieces_flush(&pieces);
+	server_pieces_free(&pieces);
+	close_json_array(PRINT_JSON, NULL);
+	return ret;
 }
 
 static const struct cmd server_cmds[] = {

@@ -36,12 +36,15 @@ unsigned int rmem_blk_send_wrs(unsigned int queue_depth)
 /*
  * Whether I/O that cannot go out now waits rather than fails: the device
  * is reconnecting, or live but about to notice its connection is gone.
+ * Not for failfast I/O (md and dm-multipath members): it fails at once
+ * so the layer above can use another leg.
  */
-static bool rmem_dev_holds_io(struct rmem_dev *dev)
+static bool rmem_dev_holds_io(struct rmem_dev *dev, struct request *rq)
 {
 	unsigned int state = READ_ONCE(dev->state);
 
 	return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
+	       !blk_noretry_request(rq) &&
 	       (state == RMEM_DEV_STATE_RECONNECTING ||
 		state == RMEM_DEV_STATE_LIVE);
 }
@@ -90,7 +93,8 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 				rq_dma_dir(rq));
 		cmd->nr_sgl = 0;
 	}
-	if (!cmd->status || !rmem_dev_holds_io(queue->dev))
+	if (!cmd->status || !rmem_dev_holds_io(queue->dev, rq) ||
+	    cmd->retries >= RMEM_MAX_RETRIES)
 		rmem_rq_account(queue, rq, cmd->status);
 	WRITE_ONCE(queue->last_done, jiffies);
 	if (likely(!blk_should_fake_timeout(rq->q)))
@@ -105,6 +109,19 @@ static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		cmd->status = BLK_STS_IOERR;
+}
+
+/*
+ * Testing only (module parameter fault_sector, off by default): a work
+ * request touching that sector gets a wrong rkey, an error the server's
+ * NIC gives every time, to test the retry budget.
+ */
+static bool rmem_fault_hit(u64 pos, u32 len)
+{
+	u64 s = READ_ONCE(rmem_fault_sector);
+
+	return s != U64_MAX && pos <= s << SECTOR_SHIFT &&
+	       (s << SECTOR_SHIFT) < pos + len;
 }
 
 /*
@@ -155,6 +172,8 @@ static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 				wr->wr.sg_list = &cmd->sge[nsge];
 				wr->remote_addr = c->addr + (pos & mask);
 				wr->rkey = c->rkey;
+				if (unlikely(rmem_fault_hit(pos, l)))
+					wr->rkey = ~c->rkey;
 			}
 			if (nsge == ARRAY_SIZE(cmd->sge))
 				return -EIO;
@@ -204,17 +223,25 @@ static blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
  * itself and both ways cost the same.
  *
  * Nothing may touch @cmd after a successful post: it may be complete.
+ * Return: 0, -EAGAIN if nothing was posted (the request may fail or be
+ * retried), or -EIO if only some work requests were: those are live and
+ * the request must wait for its queue pair to be drained.
  */
 static int rmem_post(struct rmem_queue *queue, struct rmem_req *cmd)
 {
+	const struct ib_send_wr *bad = NULL;
 	int err;
 
-	if (!queue->poll)
-		return ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, NULL);
-	local_bh_disable();
-	err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, NULL);
-	local_bh_enable();
-	return err;
+	if (!queue->poll) {
+		err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, &bad);
+	} else {
+		local_bh_disable();
+		err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, &bad);
+		local_bh_enable();
+	}
+	if (likely(!err))
+		return 0;
+	return !bad || bad == &cmd->wr[0].wr ? -EAGAIN : -EIO;
 }
 
 static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -230,11 +257,17 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	blk_status_t ret;
 	int err;
 
+	/* a request that is not a reissue starts with its full retry budget */
+	if (!cmd->requeued)
+		cmd->retries = 0;
+	cmd->requeued = false;
 	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
 		/* a lost connection holds I/O until reconnected or dead */
-		if (rmem_dev_holds_io(dev))
+		if (rmem_dev_holds_io(dev, rq)) {
+			cmd->requeued = true;
 			return BLK_STS_RESOURCE;
+		}
 		atomic64_inc(&dev->submit_errors);
 		return BLK_STS_IOERR;
 	}
@@ -242,6 +275,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	cmd->status = BLK_STS_OK;
 	cmd->nr_sgl = 0;
 	cmd->nents = 0;
+	cmd->partial = false;
 
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
@@ -279,6 +313,19 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		goto out_unmap;
 	}
 	err = rmem_post(queue, cmd);
+	if (unlikely(err == -EIO)) {
+		/*
+		 * Some work requests are live: the request ends when its
+		 * queue pair has been drained (rmem_blk_drained()), never
+		 * before; the failure drains it.
+		 */
+		pr_err_ratelimited("%s: a request was posted only in part\n",
+				   dev->name);
+		cmd->status = BLK_STS_IOERR;
+		WRITE_ONCE(cmd->partial, true);
+		rmem_dev_fail(dev);
+		return BLK_STS_OK;
+	}
 	if (unlikely(err)) {
 		ret = BLK_STS_IOERR;
 		goto out_unmap;
@@ -299,17 +346,62 @@ out_fail:
 static void rmem_complete_rq(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	struct rmem_dev *dev = cmd->queue->dev;
 
 	/*
 	 * The connection broke under the request: reissue it once the
 	 * device has reconnected (or fail it then, if it went dead).  Block
-	 * I/O is idempotent, and nothing of it was completed upwards.
+	 * I/O is idempotent, and nothing of it was completed upwards.  A
+	 * request that failed RMEM_MAX_RETRIES times fails for good: an
+	 * error the server gives every time must not loop for ever (each
+	 * reconnect would also restart the loss timeout).  The kick makes
+	 * sure a request requeued after the device's last kick still goes.
 	 */
-	if (cmd->status && rmem_dev_holds_io(cmd->queue->dev)) {
-		blk_mq_requeue_request(rq, false);
-		return;
+	if (cmd->status && rmem_dev_holds_io(dev, rq)) {
+		if (cmd->retries < RMEM_MAX_RETRIES) {
+			cmd->retries++;
+			cmd->requeued = true;
+			blk_mq_requeue_request(rq, true);
+			return;
+		}
+		pr_err_ratelimited("%s: I/O error at sector %llu after %u retries\n",
+				   dev->name, (unsigned long long)blk_rq_pos(rq),
+				   cmd->retries);
 	}
 	blk_mq_end_request(rq, cmd->status);
+}
+
+static bool rmem_blk_end_partial(struct request *rq, void *data)
+{
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+
+	if (cmd->queue == data && READ_ONCE(cmd->partial)) {
+		WRITE_ONCE(cmd->partial, false);
+		if (cmd->nr_sgl) {
+			ib_dma_unmap_sg(cmd->queue->dev->ibdev, cmd->sgl,
+					cmd->nr_sgl, rq_dma_dir(rq));
+			cmd->nr_sgl = 0;
+		}
+		blk_mq_complete_request(rq);
+	}
+	return true;
+}
+
+/**
+ * rmem_blk_drained() - a queue pair was drained: end its partly posted
+ *	requests
+ * @queue: the queue whose QP no work request is live on any more
+ *
+ * A request posted only in part (rmem_post()) has live work requests but
+ * no signalled one: nothing completes it until its queue pair is drained.
+ */
+void rmem_blk_drained(struct rmem_queue *queue)
+{
+	struct rmem_dev *dev = queue->dev;
+
+	if (dev->disk)
+		blk_mq_tagset_busy_iter(&dev->tag_set, rmem_blk_end_partial,
+					queue);
 }
 
 /* Reap a polled queue's completions, unless its queue pair is being torn down. */
@@ -327,22 +419,42 @@ static int rmem_poll_cq(struct rmem_queue *queue)
 }
 
 /*
- * A request the server never answered: fail the device, which disconnects
- * every queue pair; the flush completes the request with an error.
+ * A request the server never answered.  Live: fail the device (reconnect
+ * or dead), which disconnects every queue pair; the flush completes the
+ * request.  Dead or being deleted, with no reconnect to do that: flush
+ * the queue pairs (abort work), or a plain dev del would wait in
+ * del_gendisk() for ever.  Reconnecting: the reconnect drains the queue
+ * pairs and requeues it.
  */
 static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 	struct rmem_queue *queue = cmd->queue;
+	struct rmem_dev *dev = queue->dev;
 
-	/* on a polled queue the completion may just be waiting for a poll */
+	/*
+	 * On a polled queue the completion may just be waiting for a poll;
+	 * a request reaped there is no longer in flight (idle, or complete).
+	 */
 	if (queue->poll) {
 		rmem_poll_cq(queue);
-		if (blk_mq_request_completed(rq))
+		if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
 			return BLK_EH_DONE;
 	}
-	pr_warn_ratelimited("%s: request timed out\n", queue->dev->name);
-	rmem_dev_fail(cmd->queue->dev);
+	switch (READ_ONCE(dev->state)) {
+	case RMEM_DEV_STATE_LIVE:
+		pr_warn_ratelimited("%s: request timed out\n", dev->name);
+		rmem_dev_fail(dev);
+		break;
+	case RMEM_DEV_STATE_DEAD:
+	case RMEM_DEV_STATE_DELETING:
+		pr_warn_ratelimited("%s: request timed out; aborting the queue pairs\n",
+				    dev->name);
+		rmem_dev_abort(dev);
+		break;
+	default:
+		break;
+	}
 	return BLK_EH_RESET_TIMER;
 }
 

@@ -35,19 +35,8 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	rmem_dev_recovery_stop(dev);
 	rmem_dev_destroy_queues(dev);
 	rmem_blk_free(dev);
-	if (dev->zero_dma)
-		ib_dma_unmap_single(dev->ibdev, dev->zero_dma, RMEM_ZERO_BUF,
-				    DMA_TO_DEVICE);
-	if (dev->ready_dma)
-		ib_dma_unmap_single(dev->ibdev, dev->ready_dma,
-				    sizeof(*dev->ready), DMA_FROM_DEVICE);
-	if (dev->ka_dma)
-		ib_dma_unmap_single(dev->ibdev, dev->ka_dma, sizeof(*dev->ka_buf),
-				    DMA_FROM_DEVICE);
-	if (dev->pd)
-		ib_dealloc_pd(dev->pd);
-	if (dev->ibdev)
-		ib_device_put(dev->ibdev);
+	/* also unmaps what a failed table read left mapped: all drained now */
+	rmem_dev_release_ib(dev);
 	kvfree(dev->chunks);
 	free_page((unsigned long)dev->table_buf);
 	kfree(dev->ready);
@@ -214,7 +203,7 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force)
 	rmem_dev_resume_io(dev);
 	/* with force, a dead peer must not hold del_gendisk up */
 	if (force)
-		rmem_dev_disconnect(dev);
+		rmem_dev_abort_queues(dev);
 	rmem_blk_remove(dev);
 	if (live && dev->cfg.loss_timeout_ms)
 		rmem_dev_leave(dev);
@@ -325,6 +314,32 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * An RDMA device is being removed (rdma link del, driver unbind, a NIC
+ * reset): every device using it lets go of it before this returns, or
+ * the removal would wait for ever.  Called before rdma_cm's own removal
+ * (clients go in reverse order of registration).
+ */
+static void rmem_client_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct rmem_dev *dev;
+
+	mutex_lock(&rmem_devs_lock);
+	list_for_each_entry(dev, &rmem_devs, node) {
+		if (dev->ibdev != ibdev)
+			continue;
+		pr_warn("%s: RDMA device %s is being removed\n", dev->name,
+			dev_name(&ibdev->dev));
+		rmem_dev_ib_removed(dev);
+	}
+	mutex_unlock(&rmem_devs_lock);
+}
+
+static struct ib_client rmem_ib_client = {
+	.name = "rmem-client",
+	.remove = rmem_client_ib_remove,
+};
+
 /**
  * rmem_client_init() - set up the client role
  *
@@ -332,7 +347,15 @@ out_unlock:
  */
 int rmem_client_init(void)
 {
-	return rmem_blk_init();
+	int ret;
+
+	ret = rmem_blk_init();
+	if (ret)
+		return ret;
+	ret = ib_register_client(&rmem_ib_client);
+	if (ret)
+		rmem_blk_exit();
+	return ret;
 }
 
 /**
@@ -341,5 +364,6 @@ int rmem_client_init(void)
 void rmem_client_exit(void)
 {
 	rmem_dev_del_all();
+	ib_unregister_client(&rmem_ib_client);
 	rmem_blk_exit();
 }

@@ -25,6 +25,35 @@
 /* Zeroed buffer used as the source of discard and write-zeroes. */
 #define RMEM_ZERO_BUF		SZ_64K
 #define RMEM_MINORS		16
+/* Reissues of a failed request (each after a reconnect) before EIO. */
+#define RMEM_MAX_RETRIES	5
+
+/* Why connecting a queue pair failed: each has its extack message. */
+enum rmem_cm_why {
+	RMEM_CM_OK,
+	RMEM_CM_TIMEOUT,
+	RMEM_CM_ROUTE_RESOLUTION,
+	RMEM_CM_QP_SETUP,
+	RMEM_CM_IWARP,
+	RMEM_CM_DEV_CHANGED,
+	RMEM_CM_DEV_REMOVED,
+	RMEM_CM_NO_LISTENER,
+	RMEM_CM_PEER_CM,
+	RMEM_CM_REFUSED,
+	RMEM_CM_ADDR,
+	RMEM_CM_ROUTE,
+	RMEM_CM_UNREACHABLE,
+	RMEM_CM_EVERSION,
+	RMEM_CM_EINVAL,
+	RMEM_CM_EACCES,
+	RMEM_CM_ENOSPC,
+	RMEM_CM_EBUSY,
+	RMEM_CM_ESIZE,
+	RMEM_CM_ENOSESSION,
+	RMEM_CM_ENOMEM,
+	RMEM_CM_EREG,
+	RMEM_CM_EAGAIN,
+};
 
 /**
  * struct rmem_stats - I/O counters of one queue (updated in its CQ context)
@@ -52,7 +81,7 @@ struct rmem_stats {
  * @cq: completion queue of the QP
  * @cm_done: signalled when connecting ends, either way
  * @cm_error: 0 or why connecting failed
- * @cm_msg: extack text for @cm_error
+ * @cm_why: what failed, for the extack message
  * @connected: established and not yet disconnected
  * @closing: being torn down; the handler must not create a QP any more
  * @poll: completions are reaped by rmem_poll(), not by interrupt
@@ -68,7 +97,7 @@ struct rmem_queue {
 	struct ib_cq *cq;
 	struct completion cm_done;
 	int cm_error;
-	const char *cm_msg;
+	enum rmem_cm_why cm_why;
 	bool connected;
 	bool closing;
 	bool poll;
@@ -114,6 +143,7 @@ struct rmem_remote_chunk {
  * @ctl_done: signalled by @ctl_cqe
  * @ctl_status: status of the last control completion
  * @table_buf: page the chunk table is read into
+ * @table_dma: DMA address of @table_buf while mapped, else 0
  * @zero: zeroed buffer for discard/write-zeroes
  * @zero_dma: DMA address of @zero
  * @ka_buf: what the probe reads (8 bytes of the first chunk)
@@ -129,8 +159,13 @@ struct rmem_remote_chunk {
  * @ka: the probe in flight (probe.c)
  * @has_session: READY arrived once: the token identifies our session
  * @registered: the disk exists: a lost connection is worth a reconnect
- * @quiesced: the block queue is quiesced for a reconnect (1) or not (0);
- *	changed with xchg() (reconnect and deadline work race for it)
+ * @torn_down: the queue pairs of the lost connection are gone (reconnect
+ *	work only)
+ * @attempt_ready: the reconnect attempt under way got READY: the
+ *	deadline lets it finish
+ * @ib_gone: the RDMA device is being removed: let go of it
+ * @abort_work: flushes the queue pairs of a dead or deleted device
+ * @qlock: serialises tearing queue pairs down (destroy, abort, disconnect)
  * @lost_at: jiffies when the connection was lost
  * @attempts: reconnect attempts since then
  * @reconnects: connections re-established since the attach
@@ -160,6 +195,7 @@ struct rmem_dev {
 	struct completion ctl_done;
 	enum ib_wc_status ctl_status;
 	void *table_buf;
+	u64 table_dma;
 	void *zero;
 	u64 zero_dma;
 	u64 *ka_buf;
@@ -174,7 +210,11 @@ struct rmem_dev {
 	struct rmem_probe ka;
 	bool has_session;
 	bool registered;
-	int quiesced;
+	bool torn_down;
+	bool attempt_ready;
+	bool ib_gone;
+	struct work_struct abort_work;
+	struct mutex qlock;	/* queue pair teardown */
 	unsigned long lost_at;
 	unsigned int attempts;
 	unsigned int reconnects;
@@ -187,6 +227,9 @@ struct rmem_dev {
  * @cqe: completion of the last (signalled) work request
  * @err_cqe: completion of unsignalled work requests (flushes only)
  * @status: block status to complete with
+ * @retries: times it was reissued after a failure (RMEM_MAX_RETRIES)
+ * @requeued: handed back to blk-mq for a reissue: keeps @retries
+ * @partial: posted only in part: ends when its queue pair is drained
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
  * @nents: entries ib_dma_map_sg() returned (what the work requests use)
  * @sgl: the request's pages
@@ -198,6 +241,9 @@ struct rmem_req {
 	struct ib_cqe cqe;
 	struct ib_cqe err_cqe;
 	blk_status_t status;
+	u8 retries;
+	bool requeued;
+	bool partial;
 	int nr_sgl;
 	int nents;
 	struct scatterlist sgl[RMEM_MAX_SEGS];
@@ -215,6 +261,7 @@ int rmem_dev_read_table(struct rmem_dev *dev, struct netlink_ext_ack *extack);
 void rmem_dev_disconnect(struct rmem_dev *dev);
 void rmem_dev_destroy_queues(struct rmem_dev *dev);
 void rmem_dev_leave(struct rmem_dev *dev);
+void rmem_dev_release_ib(struct rmem_dev *dev);
 
 /* recovery.c */
 void rmem_dev_fail(struct rmem_dev *dev);
@@ -223,6 +270,9 @@ void rmem_dev_recovery_stop(struct rmem_dev *dev);
 void rmem_dev_start_ka(struct rmem_dev *dev);
 void rmem_dev_check_queues(struct rmem_dev *dev);
 void rmem_dev_resume_io(struct rmem_dev *dev);
+void rmem_dev_abort(struct rmem_dev *dev);
+void rmem_dev_abort_queues(struct rmem_dev *dev);
+void rmem_dev_ib_removed(struct rmem_dev *dev);
 
 /* blk.c */
 int rmem_blk_init(void);
@@ -231,5 +281,6 @@ unsigned int rmem_blk_send_wrs(unsigned int queue_depth);
 int rmem_blk_create(struct rmem_dev *dev);
 void rmem_blk_remove(struct rmem_dev *dev);
 void rmem_blk_free(struct rmem_dev *dev);
+void rmem_blk_drained(struct rmem_queue *queue);
 
 #endif /* _RMEM_CLIENT_H */

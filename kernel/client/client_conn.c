@@ -27,11 +27,92 @@
 #define RMEM_HOLD_SLACK_MS	10000
 
 static void rmem_queue_cm_fail(struct rmem_queue *queue, int err,
-			       const char *msg)
+			       enum rmem_cm_why why)
 {
 	queue->cm_error = err;
-	queue->cm_msg = msg;
+	queue->cm_why = why;
 	complete(&queue->cm_done);
+}
+
+/* The extack message of a failed connect. */
+static void rmem_cm_why_msg(struct netlink_ext_ack *extack,
+			    enum rmem_cm_why why)
+{
+	switch (why) {
+	case RMEM_CM_TIMEOUT:
+		NL_SET_ERR_MSG(extack, "timed out connecting to the peer");
+		break;
+	case RMEM_CM_ROUTE_RESOLUTION:
+		NL_SET_ERR_MSG(extack, "route resolution failed");
+		break;
+	case RMEM_CM_QP_SETUP:
+		NL_SET_ERR_MSG(extack, "cannot set up the queue pair on the RDMA device");
+		break;
+	case RMEM_CM_IWARP:
+		NL_SET_ERR_MSG(extack, "iWARP RDMA devices are not supported");
+		break;
+	case RMEM_CM_DEV_REMOVED:
+		NL_SET_ERR_MSG(extack, "the RDMA device was removed");
+		break;
+	case RMEM_CM_DEV_CHANGED:
+		NL_SET_ERR_MSG(extack,
+			       "the route to the peer now uses an RDMA device with other limits");
+		break;
+	case RMEM_CM_NO_LISTENER:
+		NL_SET_ERR_MSG(extack,
+			       "connection refused: no rmem server at that address and port");
+		break;
+	case RMEM_CM_PEER_CM:
+		NL_SET_ERR_MSG(extack,
+			       "the peer's RDMA connection manager refused the connection");
+		break;
+	case RMEM_CM_REFUSED:
+		NL_SET_ERR_MSG(extack, "server refused the connection");
+		break;
+	case RMEM_CM_ADDR:
+		NL_SET_ERR_MSG(extack,
+			       "peer address unreachable (no RDMA route or no ARP answer)");
+		break;
+	case RMEM_CM_ROUTE:
+		NL_SET_ERR_MSG(extack, "no route to the peer");
+		break;
+	case RMEM_CM_UNREACHABLE:
+		NL_SET_ERR_MSG(extack, "no answer from the peer to the connect request");
+		break;
+	case RMEM_CM_EVERSION:
+		NL_SET_ERR_MSG(extack, "server speaks another rmem protocol version");
+		break;
+	case RMEM_CM_EINVAL:
+		NL_SET_ERR_MSG(extack, "server refused the request as malformed");
+		break;
+	case RMEM_CM_EACCES:
+		NL_SET_ERR_MSG(extack, "server does not allow this client's address");
+		break;
+	case RMEM_CM_ENOSPC:
+		NL_SET_ERR_MSG(extack, "not enough free memory in the server's pool");
+		break;
+	case RMEM_CM_EBUSY:
+		NL_SET_ERR_MSG(extack, "volume is attached by another client");
+		break;
+	case RMEM_CM_ESIZE:
+		NL_SET_ERR_MSG(extack,
+			       "volume exists on the server with a different size");
+		break;
+	case RMEM_CM_ENOSESSION:
+		NL_SET_ERR_MSG(extack, "server does not know the session any more");
+		break;
+	case RMEM_CM_ENOMEM:
+		NL_SET_ERR_MSG(extack, "server is out of memory or resources");
+		break;
+	case RMEM_CM_EREG:
+		NL_SET_ERR_MSG(extack, "server could not register memory");
+		break;
+	case RMEM_CM_EAGAIN:
+		NL_SET_ERR_MSG(extack, "server is recovering the session: try again");
+		break;
+	case RMEM_CM_OK:
+		break;
+	}
 }
 
 /**
@@ -48,22 +129,66 @@ void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&dev->ctl_done);
 }
 
-/* First route resolved: the RDMA device is known; fix limits and the PD. */
-static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
+/**
+ * rmem_dev_release_ib() - let go of the RDMA device
+ * @dev: the device, with no queue pair left
+ *
+ * Unmaps the buffers, frees the PD and drops the device reference: what
+ * a device being removed waits for.  The next connect sets them up again
+ * on the device its route leads to.
+ */
+void rmem_dev_release_ib(struct rmem_dev *dev)
+{
+	struct ib_device *ibdev = dev->ibdev;
+
+	if (!ibdev)
+		return;
+	if (dev->table_dma)
+		ib_dma_unmap_single(ibdev, dev->table_dma, PAGE_SIZE,
+				    DMA_FROM_DEVICE);
+	dev->table_dma = 0;
+	if (dev->zero_dma)
+		ib_dma_unmap_single(ibdev, dev->zero_dma, RMEM_ZERO_BUF,
+				    DMA_TO_DEVICE);
+	dev->zero_dma = 0;
+	if (dev->ready_dma)
+		ib_dma_unmap_single(ibdev, dev->ready_dma, sizeof(*dev->ready),
+				    DMA_FROM_DEVICE);
+	dev->ready_dma = 0;
+	if (dev->ka_dma)
+		ib_dma_unmap_single(ibdev, dev->ka_dma, sizeof(*dev->ka_buf),
+				    DMA_FROM_DEVICE);
+	dev->ka_dma = 0;
+	if (dev->pd)
+		ib_dealloc_pd(dev->pd);
+	dev->pd = NULL;
+	dev->ibdev = NULL;
+	ib_device_put(ibdev);
+}
+
+/*
+ * The device's limits: the first connect fixes queue pairs, queue depth
+ * and SGEs.  Once the disk exists they are fixed: a reconnect over another
+ * RDMA device (the first was removed) needs one that takes them.
+ */
+static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 {
 	const struct ib_device_attr *a = &ibdev->attrs;
-	unsigned int qd, max_qd, max_qps;
+	unsigned int qd, max_qd, max_qps, max_sge;
 
-	/* rdma_cm ids alone do not keep the device: PD, CQs, DMA do */
-	if (!ib_device_try_get(ibdev))
-		return -ENODEV;
-	dev->ibdev = ibdev;
-	dev->max_sge = min3(a->max_send_sge, a->max_sge_rd, RMEM_MAX_SGE);
-	if (dev->max_sge < 1)
+	max_sge = min3(a->max_send_sge, a->max_sge_rd, RMEM_MAX_SGE);
+	if (max_sge < 1)
 		return -EOPNOTSUPP;
 	/* send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3 */
 	max_qd = min((a->max_qp_wr - 2) / (RMEM_WRS_PER_RQ + 1),
 		     (a->max_cqe - 5) / (RMEM_WRS_PER_RQ + 1));
+	if (dev->registered) {
+		if (max_sge < dev->max_sge || max_qd < dev->cfg.queue_depth ||
+		    a->max_qp < dev->nr_queues)
+			return -EXDEV;
+		return 0;
+	}
+	dev->max_sge = max_sge;
 	qd = min(dev->cfg.queue_depth, max_qd);
 	if (qd != dev->cfg.queue_depth)
 		pr_info("%s: queue depth %u capped to %u by the device\n",
@@ -91,54 +216,74 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 	}
 	dev->nr_poll = dev->cfg.nr_poll_qps;
 	dev->nr_queues = dev->cfg.nr_qps + dev->nr_poll;
+	return 0;
+}
 
+/* Route resolved, no RDMA device in use: take this one; limits, PD, DMA. */
+static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
+{
+	int ret;
+
+	/*
+	 * RDMA READ into memory registered for local access only (the
+	 * local DMA lkey, the data path's) is invalid on iWARP.
+	 */
+	if (rdma_protocol_iwarp(ibdev, 1))
+		return -EOPNOTSUPP;
+	ret = rmem_dev_ib_limits(dev, ibdev);
+	if (ret)
+		return ret;
+	/* rdma_cm ids alone do not keep the device: PD, CQs, DMA do */
+	if (!ib_device_try_get(ibdev))
+		return -ENODEV;
+	dev->ibdev = ibdev;
 	dev->pd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(dev->pd)) {
-		int ret = PTR_ERR(dev->pd);
-
+		ret = PTR_ERR(dev->pd);
 		dev->pd = NULL;
-		return ret;
+		goto out_release;
 	}
+	ret = -EIO;
 	dev->ready_dma = ib_dma_map_single(ibdev, dev->ready, sizeof(*dev->ready),
 					   DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(ibdev, dev->ready_dma)) {
 		dev->ready_dma = 0;
-		return -EIO;
+		goto out_release;
 	}
 	dev->zero_dma = ib_dma_map_single(ibdev, dev->zero, RMEM_ZERO_BUF,
 					  DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ibdev, dev->zero_dma)) {
 		dev->zero_dma = 0;
-		return -EIO;
+		goto out_release;
 	}
 	dev->ka_dma = ib_dma_map_single(ibdev, dev->ka_buf, sizeof(*dev->ka_buf),
 					DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(ibdev, dev->ka_dma)) {
 		dev->ka_dma = 0;
-		return -EIO;
+		goto out_release;
 	}
+	/* on another device than before: the probe reads with the new PD */
+	if (dev->chunks)
+		rmem_probe_set_read(&dev->ka, dev->ka_dma, sizeof(*dev->ka_buf),
+				    dev->pd->local_dma_lkey, dev->chunks[0].addr,
+				    dev->chunks[0].rkey);
 	return 0;
+
+out_release:
+	rmem_dev_release_ib(dev);
+	return ret;
 }
 
-static int rmem_queue_create_qp(struct rmem_queue *queue)
+/* The CQ and QP of @queue for the device's current queue depth. */
+static int rmem_queue_create_qp_cq(struct rmem_queue *queue,
+				   struct ib_device *ibdev)
 {
 	struct rmem_dev *dev = queue->dev;
-	struct ib_device *ibdev = queue->cm_id->device;
 	struct ib_qp_init_attr attr = {};
-	unsigned int nwr;
+	unsigned int nwr = rmem_blk_send_wrs(dev->cfg.queue_depth);
 	int ret;
 
-	if (!dev->ibdev) {
-		ret = rmem_dev_setup_ib(dev, ibdev);
-		if (ret)
-			return ret;
-	} else if (dev->ibdev != ibdev) {
-		return -EXDEV;
-	}
-	/* only now: the first queue pair capped the queue depth */
-	nwr = rmem_blk_send_wrs(dev->cfg.queue_depth);
 	/* room for the drain work requests of ib_drain_qp() */
-	queue->poll = queue->index >= dev->nr_queues - dev->nr_poll;
 	queue->cq = ib_alloc_cq(ibdev, queue, nwr + 4,
 				queue->index % ibdev->num_comp_vectors,
 				queue->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
@@ -147,8 +292,6 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 		queue->cq = NULL;
 		return ret;
 	}
-	if (queue->poll)
-		rcu_assign_pointer(queue->poll_cq, queue->cq);
 	attr.event_handler = NULL;
 	attr.send_cq = queue->cq;
 	attr.recv_cq = queue->cq;
@@ -158,7 +301,49 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 	attr.cap.max_recv_wr = 2;
 	attr.cap.max_send_sge = dev->max_sge;
 	attr.cap.max_recv_sge = 1;
-	return rdma_create_qp(queue->cm_id, dev->pd, &attr);
+	ret = rdma_create_qp(queue->cm_id, dev->pd, &attr);
+	if (ret) {
+		ib_free_cq(queue->cq);
+		queue->cq = NULL;
+	}
+	return ret;
+}
+
+static int rmem_queue_create_qp(struct rmem_queue *queue)
+{
+	struct rmem_dev *dev = queue->dev;
+	struct ib_device *ibdev = queue->cm_id->device;
+	unsigned int qd;
+	int ret;
+
+	if (!dev->ibdev) {
+		ret = rmem_dev_setup_ib(dev, ibdev);
+		if (ret)
+			return ret;
+	} else if (dev->ibdev != ibdev) {
+		return -EXDEV;
+	}
+	queue->poll = queue->index >= dev->nr_queues - dev->nr_poll;
+	/*
+	 * max_qp_wr is not a promise for every shape of work request (mlx5
+	 * counts 64-byte blocks, and a many-SGE WQE takes several): on the
+	 * first queue pair of an attach, halve the depth until the device
+	 * takes it.  Later queue pairs and reconnects keep that depth: the
+	 * tag set is sized by it.
+	 */
+	for (;;) {
+		ret = rmem_queue_create_qp_cq(queue, ibdev);
+		qd = dev->cfg.queue_depth;
+		if (!ret || queue->index || dev->registered || qd <= 16 ||
+		    (ret != -ENOMEM && ret != -EINVAL))
+			break;
+		dev->cfg.queue_depth = qd / 2;
+		pr_info("%s: the RDMA device refused a queue pair for queue depth %u (%d); trying %u\n",
+			dev->name, qd, ret, dev->cfg.queue_depth);
+	}
+	if (!ret && queue->poll)
+		rcu_assign_pointer(queue->poll_cq, queue->cq);
+	return ret;
 }
 
 static int rmem_queue_post_ready_recv(struct rmem_queue *queue)
@@ -170,6 +355,9 @@ static int rmem_queue_post_ready_recv(struct rmem_queue *queue)
 	sge.addr = dev->ready_dma;
 	sge.length = sizeof(*dev->ready);
 	sge.lkey = dev->pd->local_dma_lkey;
+	/* reposted on every reconnect, after the CPU read the last one */
+	ib_dma_sync_single_for_device(dev->ibdev, dev->ready_dma,
+				      sizeof(*dev->ready), DMA_FROM_DEVICE);
 	wr.wr_cqe = &dev->ctl_cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -248,28 +436,18 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 {
 	static const struct {
 		int err;
-		const char *msg;
-	} why[] = {
-		[RMEM_WIRE_EVERSION] = { -EPROTONOSUPPORT,
-			"server speaks another rmem protocol version" },
-		[RMEM_WIRE_EINVAL] = { -EINVAL,
-			"server refused the request as malformed" },
-		[RMEM_WIRE_EACCES] = { -EACCES,
-			"server does not allow this client's address" },
-		[RMEM_WIRE_ENOSPC] = { -ENOSPC,
-			"not enough free memory in the server's pool" },
-		[RMEM_WIRE_EBUSY] = { -EBUSY,
-			"volume is attached by another client" },
-		[RMEM_WIRE_ESIZE] = { -EINVAL,
-			"volume exists on the server with a different size" },
-		[RMEM_WIRE_ENOSESSION] = { -ENOENT,
-			"server does not know the session any more" },
-		[RMEM_WIRE_ENOMEM] = { -ENOMEM,
-			"server is out of memory or resources" },
-		[RMEM_WIRE_EREG] = { -EIO,
-			"server could not register memory" },
-		[RMEM_WIRE_EAGAIN] = { -EAGAIN,
-			"server is recovering the session: try again" },
+		enum rmem_cm_why why;
+	} map[] = {
+		[RMEM_WIRE_EVERSION] = { -EPROTONOSUPPORT, RMEM_CM_EVERSION },
+		[RMEM_WIRE_EINVAL] = { -EINVAL, RMEM_CM_EINVAL },
+		[RMEM_WIRE_EACCES] = { -EACCES, RMEM_CM_EACCES },
+		[RMEM_WIRE_ENOSPC] = { -ENOSPC, RMEM_CM_ENOSPC },
+		[RMEM_WIRE_EBUSY] = { -EBUSY, RMEM_CM_EBUSY },
+		[RMEM_WIRE_ESIZE] = { -EINVAL, RMEM_CM_ESIZE },
+		[RMEM_WIRE_ENOSESSION] = { -ENOENT, RMEM_CM_ENOSESSION },
+		[RMEM_WIRE_ENOMEM] = { -ENOMEM, RMEM_CM_ENOMEM },
+		[RMEM_WIRE_EREG] = { -EIO, RMEM_CM_EREG },
+		[RMEM_WIRE_EAGAIN] = { -EAGAIN, RMEM_CM_EAGAIN },
 	};
 	const struct rmem_wire_reject *rej;
 	u8 len = 0;
@@ -277,25 +455,22 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 
 	rej = rdma_consumer_reject_data(queue->cm_id, ev, &len);
 	if (rmem_no_listener(queue->cm_id, ev->status)) {
-		rmem_queue_cm_fail(queue, -ECONNREFUSED,
-				   "connection refused: no rmem server at that address and port");
+		rmem_queue_cm_fail(queue, -ECONNREFUSED, RMEM_CM_NO_LISTENER);
 		return;
 	}
 	if (!rej || len < sizeof(*rej) ||
 	    le32_to_cpu(rej->magic) != RMEM_WIRE_MAGIC) {
 		/* the peer's connection manager, not an rmem server: retry */
-		rmem_queue_cm_fail(queue, -ECONNRESET,
-				   "the peer's RDMA connection manager refused the connection");
+		rmem_queue_cm_fail(queue, -ECONNRESET, RMEM_CM_PEER_CM);
 		return;
 	}
 	st = le16_to_cpu(rej->status);
 	if (le16_to_cpu(rej->version) != RMEM_WIRE_VERSION)
 		st = RMEM_WIRE_EVERSION;
-	if (st >= ARRAY_SIZE(why) || !why[st].msg)
-		rmem_queue_cm_fail(queue, -ECONNRESET,
-				   "server refused the connection");
+	if (st >= ARRAY_SIZE(map) || !map[st].err)
+		rmem_queue_cm_fail(queue, -ECONNRESET, RMEM_CM_REFUSED);
 	else
-		rmem_queue_cm_fail(queue, why[st].err, why[st].msg);
+		rmem_queue_cm_fail(queue, map[st].err, map[st].why);
 }
 
 static int __rmem_client_cm_handler(struct rdma_cm_id *id,
@@ -306,11 +481,11 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ret = rmem_ack_timeout ? rdma_set_ack_timeout(id, rmem_ack_timeout) : 0;
+		ret = rmem_set_ack_timeout(id);
 		if (!ret)
 			ret = rdma_resolve_route(id, rmem_connect_timeout_ms);
 		if (ret)
-			rmem_queue_cm_fail(queue, ret, "route resolution failed");
+			rmem_queue_cm_fail(queue, ret, RMEM_CM_ROUTE_RESOLUTION);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		/* a connect that timed out may be torn down already */
@@ -318,29 +493,41 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		      rmem_queue_connect_locked(queue);
 		if (ret)
 			rmem_queue_cm_fail(queue, ret,
-					   "cannot set up the queue pair on the RDMA device");
+					   ret == -EOPNOTSUPP ? RMEM_CM_IWARP :
+					   ret == -EXDEV ? RMEM_CM_DEV_CHANGED :
+					   RMEM_CM_QP_SETUP);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		WRITE_ONCE(queue->connected, true);
-		rmem_queue_cm_fail(queue, 0, NULL);
+		rmem_queue_cm_fail(queue, 0, RMEM_CM_OK);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		rmem_queue_rejected(queue, ev);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		rmem_queue_cm_fail(queue, -EHOSTUNREACH,
-				   "peer address unreachable (no RDMA route or no ARP answer)");
+		rmem_queue_cm_fail(queue, -EHOSTUNREACH, RMEM_CM_ADDR);
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		rmem_queue_cm_fail(queue, -ENETUNREACH, "no route to the peer");
+		rmem_queue_cm_fail(queue, -ENETUNREACH, RMEM_CM_ROUTE);
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
-		rmem_queue_cm_fail(queue, -EHOSTUNREACH,
-				   "no answer from the peer to the connect request");
+		rmem_queue_cm_fail(queue, -EHOSTUNREACH, RMEM_CM_UNREACHABLE);
 		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * rdma_cm waits until this id is destroyed; the device's
+		 * unregistration until the PD is freed and its reference
+		 * dropped (the reconnect work does both).  A connect under
+		 * way ends now.
+		 */
+		WRITE_ONCE(queue->dev->ib_gone, true);
+		if (!READ_ONCE(queue->connected)) {
+			rmem_queue_cm_fail(queue, -ENODEV, RMEM_CM_DEV_REMOVED);
+			break;
+		}
+		fallthrough;
+	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		if (READ_ONCE(queue->connected)) {
@@ -415,7 +602,7 @@ int rmem_queue_connect(struct rmem_queue *queue,
 
 	init_completion(&queue->cm_done);
 	queue->cm_error = -ETIMEDOUT;
-	queue->cm_msg = "timed out connecting to the peer";
+	queue->cm_why = RMEM_CM_TIMEOUT;
 	id = rdma_create_id(&init_net, rmem_client_cm_handler, queue,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
@@ -433,7 +620,7 @@ int rmem_queue_connect(struct rmem_queue *queue,
 					 msecs_to_jiffies(3 * rmem_connect_timeout_ms)))
 		queue->cm_error = -ETIMEDOUT;
 	if (queue->cm_error)
-		rmem_set_err_msg(extack, queue->cm_msg);
+		rmem_cm_why_msg(extack, queue->cm_why);
 	return queue->cm_error;
 }
 
@@ -466,7 +653,7 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 	ib_dma_sync_single_for_cpu(dev->ibdev, dev->ready_dma, sizeof(*r),
 				   DMA_FROM_DEVICE);
 	if (le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
-	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION) {
+	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION || r->reserved) {
 		NL_SET_ERR_MSG(extack,
 			       "server sent a session description in another protocol version");
 		return -EPROTO;
@@ -539,6 +726,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		NL_SET_ERR_MSG(extack, "cannot DMA-map the chunk table buffer");
 		return -EIO;
 	}
+	dev->table_dma = dma;
 	for (off = 0; off < tlen; off += PAGE_SIZE) {
 		u32 len = min_t(u32, tlen - off, PAGE_SIZE);
 		struct ib_sge sge = {
@@ -568,18 +756,28 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		ib_dma_sync_single_for_cpu(dev->ibdev, dma, len,
 					   DMA_FROM_DEVICE);
 		for (i = 0; i < len / sizeof(*buf); i++) {
+			if (buf[i].reserved) {
+				ret = -EPROTO;
+				break;
+			}
 			dev->chunks[first + i].addr = le64_to_cpu(buf[i].addr);
 			dev->chunks[first + i].rkey = le32_to_cpu(buf[i].rkey);
 		}
+		if (ret)
+			break;
 	}
 	if (ret) {
-		/* leave the mapping: a READ may still land; rmem_dev_free() drains */
+		/*
+		 * Leave the mapping: a READ may still land.  The attach fails;
+		 * rmem_dev_free() unmaps it once the queue pairs are drained.
+		 */
 		pr_err("%s: reading the chunk table failed: %d (%s)\n", dev->name,
 		       ret, ib_wc_status_msg(dev->ctl_status));
 		NL_SET_ERR_MSG(extack, "cannot read the server's chunk table");
 		return ret;
 	}
 	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	dev->table_dma = 0;
 	/* the session's memory is the same for the device's life */
 	rmem_probe_set_read(&dev->ka, dev->ka_dma, sizeof(*dev->ka_buf),
 			    dev->pd->local_dma_lkey, dev->chunks[0].addr,
@@ -619,13 +817,27 @@ void rmem_dev_disconnect(struct rmem_dev *dev)
 void rmem_dev_destroy_queues(struct rmem_dev *dev)
 {
 	unsigned int i;
-
 	bool polled = false;
 
 	if (!dev->queues)
 		return;
+	mutex_lock(&dev->qlock);
+	/*
+	 * First no handler may create a QP (or publish a polled CQ) any
+	 * more: whether one exists is final.  Then disconnect, retire the
+	 * polled CQs from rmem_poll() and the timeout handler, which run
+	 * unsynchronised, and only then destroy.
+	 */
+	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
+		struct rmem_queue *queue = &dev->queues[i];
+
+		if (!queue->cm_id)
+			continue;
+		rdma_lock_handler(queue->cm_id);
+		queue->closing = true;
+		rdma_unlock_handler(queue->cm_id);
+	}
 	rmem_dev_disconnect(dev);
-	/* pollers (rmem_poll(), timeouts) run unsynchronised: retire the CQs */
 	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
 		if (rcu_access_pointer(dev->queues[i].poll_cq)) {
 			RCU_INIT_POINTER(dev->queues[i].poll_cq, NULL);
@@ -639,12 +851,9 @@ void rmem_dev_destroy_queues(struct rmem_dev *dev)
 
 		if (!queue->cm_id)
 			continue;
-		/* after this no handler creates a QP: whether one exists is final */
-		rdma_lock_handler(queue->cm_id);
-		queue->closing = true;
-		rdma_unlock_handler(queue->cm_id);
 		if (queue->cm_id->qp) {
 			ib_drain_qp(queue->cm_id->qp);
+			rmem_blk_drained(queue);
 			rdma_destroy_qp(queue->cm_id);
 		}
 		rdma_destroy_id(queue->cm_id);
@@ -653,6 +862,7 @@ void rmem_dev_destroy_queues(struct rmem_dev *dev)
 			ib_free_cq(queue->cq);
 		queue->cq = NULL;
 	}
+	mutex_unlock(&dev->qlock);
 }
 
 /**

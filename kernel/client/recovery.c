@@ -4,9 +4,12 @@
  *
  * A live device probes queue pair 0 with an 8-byte RDMA READ every
  * keepalive_ms.  When the connection breaks (a failed probe or I/O, a
- * disconnect, a request timeout), the device quiesces its queue, tears its
- * queue pairs down (outstanding requests are requeued, not failed) and
- * reconnects with RMEM_WIRE_RECONNECT, with backoff, until loss_timeout_ms.
+ * disconnect, a request timeout), the device tears its queue pairs down
+ * (outstanding requests are requeued, not failed, up to RMEM_MAX_RETRIES
+ * times each; failfast ones fail) and reconnects with RMEM_WIRE_RECONNECT,
+ * with backoff, until loss_timeout_ms.  Meanwhile ->queue_rq() sees the
+ * device not live and hands requests back (BLK_STS_RESOURCE), or fails
+ * failfast ones at once.
  * The server must still hold the same session (same pool identity and
  * generation): otherwise, or once the time is over, the device is dead and
  * every request fails.  Memory that is gone never reads as zeros.
@@ -24,10 +27,48 @@
 #define RMEM_RECONNECT_MIN	(HZ / 4)
 #define RMEM_RECONNECT_MAX	(5 * HZ)
 
+/**
+ * rmem_dev_abort_queues() - disconnect and drain every queue pair
+ * @dev: a device nothing reconnects any more: dead, or being deleted
+ *
+ * Outstanding requests complete (flushed), partly posted ones too.
+ */
+void rmem_dev_abort_queues(struct rmem_dev *dev)
+{
+	unsigned int i;
+
+	mutex_lock(&dev->qlock);
+	rmem_dev_disconnect(dev);
+	for (i = 0; i < dev->nr_queues; i++) {
+		struct rmem_queue *queue = &dev->queues[i];
+
+		if (!queue->cm_id || !queue->cm_id->qp)
+			continue;
+		ib_drain_qp(queue->cm_id->qp);
+		rmem_blk_drained(queue);
+	}
+	mutex_unlock(&dev->qlock);
+}
+
+static void rmem_dev_abort_work(struct work_struct *work)
+{
+	rmem_dev_abort_queues(container_of(work, struct rmem_dev, abort_work));
+}
+
+/**
+ * rmem_dev_abort() - flush the queue pairs of a dead or deleted device
+ * @dev: the device
+ *
+ * Context: any (request timeout); the work runs on rmem_wq.
+ */
+void rmem_dev_abort(struct rmem_dev *dev)
+{
+	queue_work(rmem_wq, &dev->abort_work);
+}
+
 static void rmem_dev_fail_work(struct work_struct *work)
 {
 	struct rmem_dev *dev = container_of(work, struct rmem_dev, fail_work);
-	unsigned int i;
 
 	if (dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered)) {
 		if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE,
@@ -48,9 +89,7 @@ static void rmem_dev_fail_work(struct work_struct *work)
 	    RMEM_DEV_STATE_LIVE)
 		return;
 	/* fail outstanding I/O first; the announcement allocates */
-	for (i = 0; i < dev->nr_queues; i++)
-		if (dev->queues[i].cm_id)
-			rdma_disconnect(dev->queues[i].cm_id);
+	rmem_dev_abort_queues(dev);
 	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
 	       dev->name, &dev->cfg.peer);
 	rmem_nl_notify_dev(dev);
@@ -161,10 +200,54 @@ void rmem_dev_check_queues(struct rmem_dev *dev)
  */
 void rmem_dev_resume_io(struct rmem_dev *dev)
 {
-	if (!xchg(&dev->quiesced, 0))
+	if (!dev->disk)
 		return;
-	blk_mq_unquiesce_queue(dev->disk->queue);
 	blk_mq_kick_requeue_list(dev->disk->queue);
+	blk_mq_run_hw_queues(dev->disk->queue, true);
+}
+
+/* With no queue pair left: let go of an RDMA device being removed. */
+static void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
+{
+	if (!READ_ONCE(dev->ib_gone))
+		return;
+	rmem_dev_release_ib(dev);
+	WRITE_ONCE(dev->ib_gone, false);
+}
+
+/**
+ * rmem_dev_ib_removed() - the device's RDMA device is going away
+ * @dev: a registered device using it
+ *
+ * Ends what uses the RDMA device, now: the connection is lost (reconnect,
+ * maybe over another device, or dead, by the usual rules), the queue
+ * pairs are torn down and the PD, DMA mappings and device reference are
+ * given back.  Waits for a reconnect attempt under way.
+ */
+void rmem_dev_ib_removed(struct rmem_dev *dev)
+{
+	unsigned int state;
+
+	WRITE_ONCE(dev->ib_gone, true);
+	do {
+		rmem_dev_fail(dev);
+		flush_work(&dev->fail_work);
+		/* an attempt under way may have made it live again: repeat */
+		cancel_delayed_work_sync(&dev->reconnect_work);
+		state = READ_ONCE(dev->state);
+	} while (state == RMEM_DEV_STATE_LIVE);
+	/* the barrier of rmem_dev_reconnect_work(): no ->queue_rq() uses a QP */
+	blk_mq_quiesce_queue(dev->disk->queue);
+	blk_mq_unquiesce_queue(dev->disk->queue);
+	cancel_delayed_work_sync(&dev->ka_work);
+	rmem_dev_destroy_queues(dev);
+	rmem_dev_drop_removed_ib(dev);
+	if (state == RMEM_DEV_STATE_RECONNECTING) {
+		dev->torn_down = true;
+		/* after rdma_cm has let go of the device too */
+		queue_delayed_work(rmem_wq, &dev->reconnect_work,
+				   RMEM_RECONNECT_MIN);
+	}
 }
 
 /* One attempt: queue pair 0 with RECONNECT, READY, then the others. */
@@ -185,6 +268,8 @@ static int rmem_dev_reconnect_once(struct rmem_dev *dev)
 			ret = rmem_dev_ready(dev, NULL);
 			if (ret)
 				return ret;
+			/* the server has us back: let the attempt finish */
+			WRITE_ONCE(dev->attempt_ready, true);
 		}
 	}
 	return 0;
@@ -226,18 +311,19 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING)
 		return;
-	if (!READ_ONCE(dev->quiesced)) {
-		/* hold new I/O; what was posted is flushed and requeued */
+	if (!dev->torn_down) {
+		/*
+		 * A barrier: every ->queue_rq() after it sees the device not
+		 * live and leaves the queue pairs alone; then tear them down.
+		 * The queue is not left quiesced: held requests cycle through
+		 * ->queue_rq() (BLK_STS_RESOURCE) and failfast ones fail.
+		 */
 		blk_mq_quiesce_queue(dev->disk->queue);
-		/* full barrier: either we see the deadline's "dead" ... */
-		smp_store_mb(dev->quiesced, 1);
-		if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING) {
-			/* ... or it sees our quiesce and lifts it */
-			rmem_dev_resume_io(dev);
-			return;
-		}
+		blk_mq_unquiesce_queue(dev->disk->queue);
 		cancel_delayed_work_sync(&dev->ka_work);
 		rmem_dev_destroy_queues(dev);
+		rmem_dev_drop_removed_ib(dev);
+		dev->torn_down = true;
 	}
 	dev->attempts++;
 	/*
@@ -252,11 +338,17 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	ret = rmem_dev_reconnect_once(dev);
 	memalloc_noreclaim_restore(noreclaim);
 	memalloc_noio_restore(noio);
+	WRITE_ONCE(dev->attempt_ready, false);
 	if (!ret) {
+		/*
+		 * The deadline goes before the device is live: a loss right
+		 * after must find its own deadline armed, not cancelled.
+		 */
+		cancel_delayed_work_sync(&dev->deadline_work);
 		if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
 			    RMEM_DEV_STATE_LIVE) != RMEM_DEV_STATE_RECONNECTING)
 			return;
-		cancel_delayed_work(&dev->deadline_work);
+		dev->torn_down = false;
 		WRITE_ONCE(dev->reconnects, dev->reconnects + 1);
 		rmem_dev_start_ka(dev);
 		rmem_dev_resume_io(dev);
@@ -268,6 +360,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		return;
 	}
 	rmem_dev_destroy_queues(dev);
+	rmem_dev_drop_removed_ib(dev);
 	why = rmem_reconnect_fatal(ret);
 	if (!why && time_before(jiffies, deadline)) {
 		delay = min_t(unsigned long, RMEM_RECONNECT_MAX,
@@ -295,6 +388,16 @@ static void rmem_dev_deadline_work(struct work_struct *work)
 	struct rmem_dev *dev = container_of(to_delayed_work(work),
 					    struct rmem_dev, deadline_work);
 
+	/*
+	 * An attempt that got READY has the server's session back: throwing
+	 * it away now would leave the server holding it for nothing.  It
+	 * ends soon either way (its connects have timeouts); look again.
+	 */
+	if (READ_ONCE(dev->attempt_ready) &&
+	    READ_ONCE(dev->state) == RMEM_DEV_STATE_RECONNECTING) {
+		queue_delayed_work(rmem_wq, &dev->deadline_work, HZ / 2);
+		return;
+	}
 	if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
 		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
 		return;
@@ -311,6 +414,8 @@ static void rmem_dev_deadline_work(struct work_struct *work)
 void rmem_dev_recovery_init(struct rmem_dev *dev)
 {
 	INIT_WORK(&dev->fail_work, rmem_dev_fail_work);
+	INIT_WORK(&dev->abort_work, rmem_dev_abort_work);
+	mutex_init(&dev->qlock);
 	INIT_DELAYED_WORK(&dev->reconnect_work, rmem_dev_reconnect_work);
 	INIT_DELAYED_WORK(&dev->deadline_work, rmem_dev_deadline_work);
 	INIT_DELAYED_WORK(&dev->ka_work, rmem_dev_ka_work);
@@ -326,6 +431,7 @@ void rmem_dev_recovery_init(struct rmem_dev *dev)
 void rmem_dev_recovery_stop(struct rmem_dev *dev)
 {
 	cancel_work_sync(&dev->fail_work);
+	cancel_work_sync(&dev->abort_work);
 	cancel_delayed_work_sync(&dev->reconnect_work);
 	cancel_delayed_work_sync(&dev->deadline_work);
 	cancel_delayed_work_sync(&dev->ka_work);

@@ -121,24 +121,73 @@ static void rmem_chunk_zero(struct rmem_server *srv, struct rmem_chunk *c)
 	c->dirty = false;
 }
 
-/* Take @n chunks from the free list into @out.  Called with srv->lock. */
+/*
+ * Take @n chunks into @out: zeroed ones first, then dirty ones (the
+ * session's setup zeroes those).  -EAGAIN: only with the chunk being
+ * zeroed are there enough; wait for it.  Called with srv->lock.
+ */
 static int rmem_chunks_take(struct rmem_server *srv, struct rmem_chunk **out,
 			    unsigned int n)
 {
+	struct list_head *from;
 	unsigned int i;
 
 	if (n > srv->nr_free)
 		return -ENOSPC;
+	if (n > srv->nr_free - !!srv->zeroing)
+		return -EAGAIN;
 	for (i = 0; i < n; i++) {
-		out[i] = list_first_entry(&srv->free_chunks, struct rmem_chunk,
-					  node);
+		from = &srv->free_chunks;
+		if (list_empty(from)) {
+			from = &srv->dirty_chunks;
+			srv->nr_dirty--;
+		}
+		out[i] = list_first_entry(from, struct rmem_chunk, node);
 		list_del_init(&out[i]->node);
 	}
 	srv->nr_free -= n;
 	return 0;
 }
 
-/* Give chunks back; they are zeroed before being handed out again. */
+/*
+ * Zero released chunks one at a time, outside the lock, until none is
+ * dirty or the server goes away: attach then finds zeroed memory and its
+ * time does not depend on what earlier clients used.
+ */
+static void rmem_server_zero_work(struct work_struct *work)
+{
+	struct rmem_server *srv = container_of(work, struct rmem_server,
+					       zero_work);
+	struct rmem_chunk *c;
+
+	for (;;) {
+		mutex_lock(&srv->lock);
+		if (srv->dying || srv->zero_waiters ||
+		    list_empty(&srv->dirty_chunks)) {
+			mutex_unlock(&srv->lock);
+			return;
+		}
+		c = list_first_entry(&srv->dirty_chunks, struct rmem_chunk, node);
+		list_del_init(&c->node);
+		srv->zeroing = c;
+		mutex_unlock(&srv->lock);
+
+		rmem_chunk_zero(srv, c);
+
+		mutex_lock(&srv->lock);
+		WRITE_ONCE(srv->zeroing, NULL);
+		srv->nr_dirty--;
+		list_add_tail(&c->node, &srv->free_chunks);
+		mutex_unlock(&srv->lock);
+		wake_up_all(&srv->zero_wq);
+		cond_resched();
+	}
+}
+
+/*
+ * Give chunks back; they are zeroed (in the background, or by the next
+ * session's setup) before anyone sees them again.  Called with srv->lock.
+ */
 static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
 			    unsigned int n)
 {
@@ -146,9 +195,12 @@ static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
 
 	for (i = 0; i < n; i++) {
 		c[i]->dirty = true;
-		list_add_tail(&c[i]->node, &srv->free_chunks);
+		list_add_tail(&c[i]->node, &srv->dirty_chunks);
 	}
 	srv->nr_free += n;
+	srv->nr_dirty += n;
+	if (n && !srv->dying)
+		queue_work(system_unbound_wq, &srv->zero_work);
 }
 
 /* ---- volumes ----------------------------------------------------------- */
@@ -168,7 +220,7 @@ static void rmem_volume_free(struct rmem_server *srv, struct rmem_volume *vol)
 {
 	rmem_chunks_put(srv, vol->chunks, vol->nr_chunks);
 	list_del(&vol->node);
-	kfree(vol->chunks);
+	kvfree(vol->chunks);
 	kfree(vol);
 }
 
@@ -206,6 +258,27 @@ static int rmem_server_geometry(struct rmem_server *srv, u64 want,
 	srv->chunk_size = size;
 	srv->chunk_shift = ilog2(size);
 	return 0;
+}
+
+/**
+ * rmem_server_table_fits() - whether a session of @nr_chunks can be served
+ * @srv: the server (geometry and device known)
+ * @nr_chunks: chunks of the session
+ *
+ * One memory region per chunk plus the table's, and a chunk table the
+ * device can register in one fast-registration page list and the page
+ * allocator can give in one piece.
+ *
+ * Return: true if it fits.
+ */
+bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks)
+{
+	const struct ib_device_attr *a = &srv->ibdev->attrs;
+	u64 tlen = nr_chunks * sizeof(struct rmem_wire_chunk);
+
+	return nr_chunks < (u64)a->max_mr &&
+	       PAGE_ALIGN(tlen) >> PAGE_SHIFT <= a->max_fast_reg_page_list_len &&
+	       get_order(tlen) <= MAX_PAGE_ORDER;
 }
 
 static void rmem_server_free(struct rmem_server *srv)
@@ -254,6 +327,14 @@ static int rmem_server_listen(struct rmem_server *srv,
 			       "listen address must belong to one RDMA device (a wildcard address is not supported)");
 		return -EADDRNOTAVAIL;
 	}
+	/*
+	 * Clients RDMA READ into memory they registered only for local
+	 * access (the local DMA lkey); iWARP needs remote write access there.
+	 */
+	if (rdma_protocol_iwarp(id->device, id->port_num)) {
+		NL_SET_ERR_MSG(extack, "iWARP RDMA devices are not supported");
+		return -EOPNOTSUPP;
+	}
 	if (!ib_device_try_get(id->device)) {
 		NL_SET_ERR_MSG(extack, "RDMA device is going away");
 		return -ENODEV;
@@ -265,6 +346,7 @@ static int rmem_server_listen(struct rmem_server *srv,
 /**
  * rmem_server_add() - create a memory server and start listening
  * @cfg: name, address, pool and chunk sizes, allowed clients
+ * @bad_attr: set to the RMEM_A_SERVER_* attribute at fault on error, or 0
  * @extack: error reporting
  * @reply: if not NULL, the new server is described into it
  *
@@ -273,7 +355,7 @@ static int rmem_server_listen(struct rmem_server *srv,
  *
  * Return: 0 or a negative errno, with an extack message.
  */
-int rmem_server_add(const struct rmem_server_cfg *cfg,
+int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 		    struct netlink_ext_ack *extack, struct sk_buff *reply)
 {
 	struct rmem_server *srv;
@@ -281,11 +363,13 @@ int rmem_server_add(const struct rmem_server_cfg *cfg,
 	int ret;
 
 	mutex_lock(&rmem_servers_lock);
+	*bad_attr = RMEM_A_SERVER_NAME;
 	if (rmem_server_find(cfg->name)) {
 		NL_SET_ERR_MSG(extack, "a server with this name exists");
 		ret = -EEXIST;
 		goto out_unlock;
 	}
+	*bad_attr = 0;
 	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
 	if (!srv) {
 		ret = -ENOMEM;
@@ -296,9 +380,12 @@ int rmem_server_add(const struct rmem_server_cfg *cfg,
 	srv->addr = cfg->addr;
 	mutex_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->free_chunks);
+	INIT_LIST_HEAD(&srv->dirty_chunks);
 	INIT_LIST_HEAD(&srv->sessions);
 	INIT_LIST_HEAD(&srv->volumes);
-	init_waitqueue_head(&srv->sessions_wq);
+	INIT_WORK(&srv->zero_work, rmem_server_zero_work);
+	init_waitqueue_head(&srv->zero_wq);
+	init_completion(&srv->sessions_done);
 	get_random_bytes(srv->id, sizeof(srv->id));
 	if (cfg->nr_allow) {
 		srv->allow = kmemdup(cfg->allow,
@@ -311,16 +398,35 @@ int rmem_server_add(const struct rmem_server_cfg *cfg,
 		srv->nr_allow = cfg->nr_allow;
 	}
 
+	*bad_attr = cfg->addr.ss_family == AF_INET6 ?
+		    RMEM_A_SERVER_LISTEN_IPV6 : RMEM_A_SERVER_LISTEN_IPV4;
 	ret = rmem_server_listen(srv, extack);
 	if (ret)
 		goto out_free_server;
+	*bad_attr = cfg->mr_size ? RMEM_A_SERVER_MR_SIZE :
+				   RMEM_A_SERVER_POOL_SIZE;
 	ret = rmem_server_geometry(srv, cfg->mr_size, cfg->pool_size, extack);
 	if (ret)
 		goto out_free_server;
+	/*
+	 * One client may take the whole pool: its chunk table and memory
+	 * regions must fit the device.  Checked before anything is sized
+	 * by the chunk count.
+	 */
+	if (!rmem_server_table_fits(srv, DIV_ROUND_UP_ULL(cfg->pool_size,
+							  srv->chunk_size))) {
+		NL_SET_ERR_MSG(extack,
+			       "too many chunks for the RDMA device (memory regions or chunk table): use a larger MR size or a smaller pool");
+		ret = -EINVAL;
+		goto out_free_server;
+	}
 
+	*bad_attr = RMEM_A_SERVER_POOL_SIZE;
 	srv->nr_chunks = DIV_ROUND_UP_ULL(cfg->pool_size, srv->chunk_size);
-	srv->chunks = kvcalloc(srv->nr_chunks, sizeof(*srv->chunks), GFP_KERNEL);
+	srv->chunks = kvcalloc(srv->nr_chunks, sizeof(*srv->chunks),
+			       GFP_KERNEL | __GFP_NOWARN);
 	if (!srv->chunks) {
+		NL_SET_ERR_MSG(extack, "out of memory for the pool's chunk list");
 		ret = -ENOMEM;
 		goto out_free_server;
 	}
@@ -337,11 +443,13 @@ int rmem_server_add(const struct rmem_server_cfg *cfg,
 	}
 	srv->nr_free = srv->nr_chunks;
 
+	*bad_attr = RMEM_A_SERVER_LISTEN_PORT;
 	ret = rdma_listen(srv->listen_id, 128);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "rdma_listen failed (address or port in use?)");
 		goto out_free_server;
 	}
+	*bad_attr = 0;
 	list_add_tail(&srv->node, &rmem_servers);
 	pr_info("server %s: pool %llu MiB in %u chunks of %llu KiB (memory regions registered with %lu KiB pages, device %s)\n",
 		srv->name, ((u64)srv->nr_chunks << srv->chunk_shift) >> 20,
@@ -349,7 +457,7 @@ int rmem_server_add(const struct rmem_server_cfg *cfg,
 		(PAGE_SIZE << srv->block_order) >> 10,
 		dev_name(&srv->ibdev->dev));
 	if (reply)
-		ret = rmem_server_put(reply, srv);
+		ret = rmem_server_put(reply, srv, NULL);
 	mutex_unlock(&rmem_servers_lock);
 	return ret;
 
@@ -365,6 +473,7 @@ static void rmem_server_destroy(struct rmem_server *srv)
 {
 	struct rmem_session *sess;
 	struct rmem_volume *vol, *tmp;
+	unsigned int busy;
 
 	list_del(&srv->node);
 	mutex_lock(&srv->lock);
@@ -377,9 +486,13 @@ static void rmem_server_destroy(struct rmem_server *srv)
 	mutex_lock(&srv->lock);
 	list_for_each_entry(sess, &srv->sessions, node)
 		rmem_session_kill(sess);
+	busy = srv->nr_sessions;
 	mutex_unlock(&srv->lock);
-	wait_event(srv->sessions_wq, rmem_server_idle(srv));
-	flush_workqueue(rmem_wq);
+	/* the last session's release work completes it as its last step */
+	if (busy)
+		wait_for_completion(&srv->sessions_done);
+	/* dying: no chunk is queued for zeroing any more */
+	cancel_work_sync(&srv->zero_work);
 
 	list_for_each_entry_safe(vol, tmp, &srv->volumes, node)
 		rmem_volume_free(srv, vol);
@@ -410,10 +523,36 @@ int rmem_server_del(const char *name, struct netlink_ext_ack *extack)
 	return 0;
 }
 
-/**
- * rmem_server_del_all() - remove every server (module unload)
+/*
+ * An RDMA device is being removed: every server on it goes, as with
+ * server del (its clients lose their memory), before this returns; the
+ * removal waits for the listener, the sessions' PDs and the pool's DMA
+ * mappings.  Called before rdma_cm's own removal.
  */
-void rmem_server_del_all(void)
+static void rmem_server_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct rmem_server *srv, *tmp;
+
+	mutex_lock(&rmem_servers_lock);
+	list_for_each_entry_safe(srv, tmp, &rmem_servers, node) {
+		if (srv->ibdev != ibdev)
+			continue;
+		pr_warn("server %s: RDMA device %s is being removed; removing the server\n",
+			srv->name, dev_name(&ibdev->dev));
+		rmem_server_destroy(srv);
+	}
+	mutex_unlock(&rmem_servers_lock);
+}
+
+static struct ib_client rmem_server_ib_client = {
+	.name = "rmem-server",
+	.remove = rmem_server_ib_remove,
+};
+
+/**
+ * rmem_server_exit() - remove every server (module unload)
+ */
+void rmem_server_exit(void)
 {
 	struct rmem_server *srv, *tmp;
 
@@ -421,9 +560,14 @@ void rmem_server_del_all(void)
 	list_for_each_entry_safe(srv, tmp, &rmem_servers, node)
 		rmem_server_destroy(srv);
 	mutex_unlock(&rmem_servers_lock);
+	ib_unregister_client(&rmem_server_ib_client);
 }
 
 /* ---- sessions: allocation of memory at connect ------------------------ */
+
+static enum rmem_wire_status
+rmem_server_try_session_memory(struct rmem_server *srv,
+			       struct rmem_session *sess);
 
 /**
  * rmem_server_session_memory() - give a new session its chunks
@@ -432,24 +576,53 @@ void rmem_server_del_all(void)
  *
  * Anonymous sessions take fresh chunks; a named volume is created on first
  * use and handed back, same chunks, same contents, afterwards.  Called with
- * srv->lock held.
+ * srv->lock held, which it may drop and take again while the chunk it
+ * needs is being zeroed.
  *
  * Return: RMEM_WIRE_OK or the status to reject with.
  */
 enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 						 struct rmem_session *sess)
 {
+	enum rmem_wire_status status;
+
+	/* the zero work stops after its chunk while anyone waits for it */
+	while ((status = rmem_server_try_session_memory(srv, sess)) ==
+	       RMEM_WIRE_EAGAIN) {
+		srv->zero_waiters++;
+		mutex_unlock(&srv->lock);
+		wait_event(srv->zero_wq, !READ_ONCE(srv->zeroing));
+		mutex_lock(&srv->lock);
+		srv->zero_waiters--;
+		if (srv->dying)
+			return RMEM_WIRE_ENOMEM;
+	}
+	if (!srv->zero_waiters && !srv->dying &&
+	    !list_empty(&srv->dirty_chunks))
+		queue_work(system_unbound_wq, &srv->zero_work);
+	return status;
+}
+
+/* rmem_server_session_memory(), or EAGAIN to wait for the zero work */
+static enum rmem_wire_status
+rmem_server_try_session_memory(struct rmem_server *srv,
+			       struct rmem_session *sess)
+{
 	unsigned int n = DIV_ROUND_UP_ULL(sess->size, srv->chunk_size);
 	struct rmem_volume *vol;
+	int ret;
 
 	if (!sess->volume_name[0]) {
-		sess->chunks = kcalloc(n, sizeof(*sess->chunks), GFP_KERNEL);
+		sess->chunks = kvcalloc(n, sizeof(*sess->chunks),
+					GFP_KERNEL | __GFP_NOWARN);
 		if (!sess->chunks)
 			return RMEM_WIRE_ENOMEM;
-		if (rmem_chunks_take(srv, sess->chunks, n)) {
-			kfree(sess->chunks);
+		ret = rmem_chunks_take(srv, sess->chunks, n);
+		if (ret) {
+			kvfree(sess->chunks);
 			sess->chunks = NULL;
-			return RMEM_WIRE_ENOSPC;
+			return ret == -EAGAIN ? RMEM_WIRE_EAGAIN :
+						RMEM_WIRE_ENOSPC;
 		}
 		sess->nr_chunks = n;
 		sess->generation = atomic64_inc_return(&rmem_generation);
@@ -466,15 +639,18 @@ enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 		vol = kzalloc(sizeof(*vol), GFP_KERNEL);
 		if (!vol)
 			return RMEM_WIRE_ENOMEM;
-		vol->chunks = kcalloc(n, sizeof(*vol->chunks), GFP_KERNEL);
+		vol->chunks = kvcalloc(n, sizeof(*vol->chunks),
+				       GFP_KERNEL | __GFP_NOWARN);
 		if (!vol->chunks) {
 			kfree(vol);
 			return RMEM_WIRE_ENOMEM;
 		}
-		if (rmem_chunks_take(srv, vol->chunks, n)) {
-			kfree(vol->chunks);
+		ret = rmem_chunks_take(srv, vol->chunks, n);
+		if (ret) {
+			kvfree(vol->chunks);
 			kfree(vol);
-			return RMEM_WIRE_ENOSPC;
+			return ret == -EAGAIN ? RMEM_WIRE_EAGAIN :
+						RMEM_WIRE_ENOSPC;
 		}
 		strscpy(vol->name, sess->volume_name, sizeof(vol->name));
 		sess->volume_created = true;
@@ -512,7 +688,7 @@ void rmem_server_session_release_memory(struct rmem_server *srv,
 		sess->volume = NULL;
 	} else if (sess->chunks) {
 		rmem_chunks_put(srv, sess->chunks, sess->nr_chunks);
-		kfree(sess->chunks);
+		kvfree(sess->chunks);
 	}
 	sess->chunks = NULL;
 	sess->nr_chunks = 0;
@@ -618,6 +794,62 @@ out_unlock:
 }
 
 /**
+ * rmem_server_dump() - dump servers, several messages for a big one
+ * @skb: the dump buffer
+ * @m: message header values
+ * @name: only this server, or NULL for all
+ * @pos: in: servers done; out: servers done
+ * @from: in: clients of the next server already dumped; out: the same
+ * @extack: error reporting
+ *
+ * A server whose clients do not fit one message goes on in the next ones
+ * (rmem_server_put_part()), so that a server with thousands of sessions
+ * can be listed.
+ *
+ * Return: 0 when all is dumped, -EMSGSIZE to continue later, -ENOENT.
+ */
+int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
+		     const char *name, unsigned long *pos,
+		     unsigned long *from, struct netlink_ext_ack *extack)
+{
+	struct rmem_server *srv;
+	unsigned long i = 0;
+	void *hdr;
+	int ret = 0;
+
+	mutex_lock(&rmem_servers_lock);
+	if (name && !rmem_server_find(name)) {
+		NL_SET_ERR_MSG(extack, "no such server");
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	list_for_each_entry(srv, &rmem_servers, node) {
+		if (name && strcmp(srv->name, name))
+			continue;
+		if (i++ < *pos)
+			continue;
+		do {
+			hdr = rmem_msg_put(skb, m);
+			if (!hdr) {
+				ret = -EMSGSIZE;
+				goto out_unlock;
+			}
+			ret = rmem_server_put_part(skb, srv, from);
+			if (ret == -EMSGSIZE) {
+				genlmsg_cancel(skb, hdr);
+				goto out_unlock;
+			}
+			genlmsg_end(skb, hdr);
+		} while (ret == -EAGAIN);
+		*from = 0;
+		(*pos)++;
+	}
+out_unlock:
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/**
  * rmem_volume_fill() - dump volumes into a netlink message
  * @skb: the dump buffer
  * @m: message header values
@@ -656,11 +888,14 @@ int rmem_volume_fill(struct sk_buff *skb, const struct rmem_msg *m,
 
 /**
  * rmem_server_init() - set up the server role
+ *
+ * Return: 0 or a negative errno.
  */
-void rmem_server_init(void)
+int rmem_server_init(void)
 {
 	u64 start;
 
 	get_random_bytes(&start, sizeof(start));
 	atomic64_set(&rmem_generation, start >> 16);
+	return ib_register_client(&rmem_server_ib_client);
 }

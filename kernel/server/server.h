@@ -73,11 +73,21 @@ struct rmem_volume {
  * @block_order: page order of the blocks making a chunk
  * @chunks: the pool
  * @nr_chunks: entries in @chunks
- * @free_chunks: chunks not handed out
- * @nr_free: entries in @free_chunks
+ * @free_chunks: chunks not handed out, zeroed
+ * @dirty_chunks: chunks not handed out that a former owner wrote to; the
+ *	zero work moves them to @free_chunks
+ * @nr_free: chunks not handed out: @free_chunks, @dirty_chunks and the
+ *	one being zeroed
+ * @nr_dirty: chunks in @dirty_chunks, and @zeroing
+ * @zeroing: the chunk @zero_work zeroes now, in no list
+ * @zero_work: zeroes released chunks in the background, so that attach
+ *	does not wait for memory a former client used
+ * @zero_wq: woken when @zeroing is done
+ * @zero_waiters: attaches waiting for @zeroing; the zero work pauses
  * @sessions: connected client sessions
  * @nr_sessions: sessions not yet freed
- * @sessions_wq: woken when a session is freed
+ * @sessions_done: completed when the last session of a dying server is
+ *	freed
  * @volumes: named volumes
  * @allow: allowed client prefixes
  * @nr_allow: entries in @allow; 0 allows any client
@@ -98,10 +108,16 @@ struct rmem_server {
 	struct rmem_chunk *chunks;
 	unsigned int nr_chunks;
 	struct list_head free_chunks;
+	struct list_head dirty_chunks;
 	unsigned int nr_free;
+	unsigned int nr_dirty;
+	struct rmem_chunk *zeroing;
+	struct work_struct zero_work;
+	wait_queue_head_t zero_wq;
+	unsigned int zero_waiters;
 	struct list_head sessions;
 	unsigned int nr_sessions;
-	wait_queue_head_t sessions_wq;
+	struct completion sessions_done;
 	struct list_head volumes;
 	struct rmem_prefix *allow;
 	unsigned int nr_allow;
@@ -204,6 +220,7 @@ struct rmem_session {
 };
 
 /* server.c */
+bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks);
 enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 						 struct rmem_session *sess);
 void rmem_server_session_release_memory(struct rmem_server *srv,
@@ -214,10 +231,12 @@ void rmem_server_zero_chunks(struct rmem_server *srv,
 /* session.c */
 int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void rmem_session_kill(struct rmem_session *sess);
-bool rmem_server_idle(struct rmem_server *srv);
 
 /* nl_put.c */
-int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv);
+int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv,
+		    unsigned long *from);
+int rmem_server_put_part(struct sk_buff *skb, struct rmem_server *srv,
+			 unsigned long *from);
 int rmem_server_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
 			struct rmem_server *srv);
 int rmem_volume_put_msg(struct sk_buff *skb, const struct rmem_msg *m,

@@ -21,6 +21,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <crypto/algapi.h>
+#include <linux/delay.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_cm.h>
@@ -30,6 +31,8 @@
 #include "proto.h"
 #include "rmem.h"
 #include "server.h"
+
+static void rmem_session_lost(struct rmem_session *sess);
 
 /* Registration work requests posted between waits. */
 #define RMEM_REG_BATCH		16
@@ -191,6 +194,13 @@ static void rmem_session_setup_work(struct work_struct *work)
 	enum rmem_wire_status status = RMEM_WIRE_OK;
 	int ret;
 
+	/* queued by an ESTABLISHED that raced with a loss: nothing to set up */
+	mutex_lock(&srv->lock);
+	if (sess->dead || sess->orphan || !sess->conns[0]) {
+		mutex_unlock(&srv->lock);
+		return;
+	}
+	mutex_unlock(&srv->lock);
 	/* a reconnect finds the memory zeroed and registered already */
 	if (!sess->was_live) {
 		rmem_server_zero_chunks(srv, sess);
@@ -208,10 +218,22 @@ static void rmem_session_setup_work(struct work_struct *work)
 		sess->was_live = true;
 	}
 	mutex_unlock(&srv->lock);
+	/* testing only: a window in which a link flap hits READY */
+	if (READ_ONCE(rmem_fault_ready_delay_ms))
+		msleep(READ_ONCE(rmem_fault_ready_delay_ms));
 	ret = rmem_session_send_ready(sess, status);
 	if (ret || status != RMEM_WIRE_OK) {
 		mutex_lock(&srv->lock);
-		rmem_session_kill(sess);
+		/*
+		 * Registration failed: nothing worth keeping.  READY failed
+		 * (a link flap, the client gone): the client may have it, and
+		 * a session it has used is held for its reconnect, never
+		 * released by a transient failure.
+		 */
+		if (status != RMEM_WIRE_OK)
+			rmem_session_kill(sess);
+		else
+			rmem_session_lost(sess);
 		mutex_unlock(&srv->lock);
 		return;
 	}
@@ -360,7 +382,7 @@ static void rmem_session_dereg(struct rmem_session *sess)
 		for (i = 0; i < sess->nr_chunks; i++)
 			if (sess->mrs[i])
 				ib_dereg_mr(sess->mrs[i]);
-	kfree(sess->mrs);
+	kvfree(sess->mrs);
 	sess->mrs = NULL;
 }
 
@@ -389,6 +411,7 @@ static void rmem_session_release_work(struct work_struct *work)
 	struct rmem_session *sess = container_of(work, struct rmem_session,
 						 release_work);
 	struct rmem_server *srv = sess->srv;
+	bool last;
 
 	/* no QP can join or reconnect any more: the session is dead */
 	cancel_work_sync(&sess->orphan_work);
@@ -399,10 +422,13 @@ static void rmem_session_release_work(struct work_struct *work)
 	mutex_lock(&srv->lock);
 	rmem_server_session_release_memory(srv, sess);
 	list_del(&sess->node);
-	WRITE_ONCE(srv->nr_sessions, srv->nr_sessions - 1);
+	srv->nr_sessions--;
+	last = !srv->nr_sessions && srv->dying;
 	mutex_unlock(&srv->lock);
 	rmem_session_free(sess);
-	wake_up(&srv->sessions_wq);
+	/* the last touch of @srv: rmem_server_destroy() may free it now */
+	if (last)
+		complete(&srv->sessions_done);
 }
 
 /**
@@ -418,18 +444,6 @@ void rmem_session_kill(struct rmem_session *sess)
 	sess->dead = true;
 	sess->live = false;
 	queue_work(rmem_wq, &sess->release_work);
-}
-
-/**
- * rmem_server_idle() - no session left
- * @srv: the server
- *
- * Return: true when every session of @srv is freed.
- */
-bool rmem_server_idle(struct rmem_server *srv)
-{
-	/* a wait_event() condition: no sleeping lock here */
-	return !READ_ONCE(srv->nr_sessions);
 }
 
 /* Create the QP of one connection in the session's PD. */
@@ -487,8 +501,7 @@ static int rmem_server_accept(struct rdma_cm_id *id,
 				  a->max_qp_init_rd_atom);
 	p.retry_count = 7;
 	p.rnr_retry_count = 7;
-	if (rmem_ack_timeout)
-		rdma_set_ack_timeout(id, rmem_ack_timeout);
+	rmem_set_ack_timeout(id);
 	return rdma_accept(id, &p);
 }
 
@@ -525,6 +538,10 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 		return RMEM_WIRE_EACCES;
 	if (size > ((u64)srv->nr_chunks << srv->chunk_shift))
 		return RMEM_WIRE_ENOSPC;
+	/* server add checked the whole pool against these; check anyway */
+	tlen = DIV_ROUND_UP_ULL(size, srv->chunk_size) * sizeof(*sess->table);
+	if (!rmem_server_table_fits(srv, tlen / sizeof(*sess->table)))
+		return RMEM_WIRE_ENOMEM;
 
 	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
 	if (!sess)
@@ -556,11 +573,12 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 	status = RMEM_WIRE_ENOMEM;
 	tlen = sess->nr_chunks * sizeof(*sess->table);
 	sess->table_len = tlen;
-	sess->table = alloc_pages_exact(PAGE_ALIGN(tlen), GFP_KERNEL | __GFP_ZERO);
-	sess->mrs = kcalloc(sess->nr_chunks, sizeof(*sess->mrs), GFP_KERNEL);
+	sess->table = alloc_pages_exact(PAGE_ALIGN(tlen),
+					GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	sess->mrs = kvcalloc(sess->nr_chunks, sizeof(*sess->mrs),
+			     GFP_KERNEL | __GFP_NOWARN);
 	sess->ready = kzalloc(sizeof(*sess->ready), GFP_KERNEL);
-	if (!sess->table || !sess->mrs || !sess->ready ||
-	    PAGE_ALIGN(tlen) / PAGE_SIZE > ibdev->attrs.max_fast_reg_page_list_len)
+	if (!sess->table || !sess->mrs || !sess->ready)
 		goto out_release_memory;
 	sess->ready_dma = ib_dma_map_single(ibdev, sess->ready,
 					    sizeof(*sess->ready), DMA_TO_DEVICE);
@@ -642,8 +660,9 @@ static enum rmem_wire_status rmem_session_join(struct rmem_server *srv,
 	if (rmem_sconn_create(found, id, index))
 		goto out_unlock;
 	status = RMEM_WIRE_OK;
+	/* a failed accept is a lost connection: held, not released */
 	if (rmem_server_accept(id, param))
-		rmem_session_kill(found);
+		rmem_session_lost(found);
 out_unlock:
 	mutex_unlock(&srv->lock);
 	return status;
@@ -769,6 +788,7 @@ out_reject:
 int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	enum rmem_cm_ctx *ctx = id->context;
+	struct rmem_session *sess;
 	struct rmem_server *srv;
 	struct rmem_sconn *conn;
 
@@ -786,8 +806,16 @@ int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 * release, whose cancel_work_sync() then sees this work.
 		 */
 		mutex_lock(&srv->lock);
-		if (conn->index == 0 && !conn->sess->dead)
-			queue_work(rmem_wq, &conn->sess->setup_work);
+		sess = conn->sess;
+		/*
+		 * Only the session's current queue pair 0, and only while the
+		 * session is neither lost nor ending: a late RTU on a queue
+		 * pair being dropped (its setup work already cancelled) must
+		 * not set up anything on a QP about to be destroyed.
+		 */
+		if (conn->index == 0 && sess->conns[0] == conn && !sess->dead &&
+		    !sess->orphan)
+			queue_work(rmem_wq, &sess->setup_work);
 		mutex_unlock(&srv->lock);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:

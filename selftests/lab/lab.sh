@@ -63,7 +63,7 @@ LAB_CPU=${LAB_CPU:-max${RMEM_LAB_KERNEL:+,la57=off}}
 # saw a double fault with reserved EFLAGS bits set, which no guest code
 # can make.  Single-threaded TCG runs a VM's vCPUs in turn on one host
 # thread, with no such races; on 2 host cores with two VMs it costs no
-# time (make check on 6.12: 1361 s multi, ~1370 s single).
+# time (the 6.12 suite: 1361 s multi, 1444 s single, swap 552 and 598 s).
 LAB_TCG_THREAD=${LAB_TCG_THREAD:-single}
 # LAB_MTU: the MTU of the VMs' RDMA netdev (empty: the default, 1500).  On
 # the debug kernel 9000 (rxe MTU 4096): rxe under KASAN moved 1.2 MB/s

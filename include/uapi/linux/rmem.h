@@ -109,6 +109,8 @@ enum rmem_a {
  * @RMEM_A_SERVER_ID: binary (16), the pool's random identity
  * @RMEM_A_SERVER_MR_PAGE_SIZE: u64, page size used to register chunks
  * @RMEM_A_SERVER_PAD: padding for 64-bit attributes
+ * @RMEM_A_SERVER_DIRTY: u64, bytes of the free pool a client used and
+ *	that are not zeroed yet (zeroed in the background; replies)
  * @__RMEM_A_SERVER_MAX: internal, one past the highest server attribute
  * @RMEM_A_SERVER_MAX: highest server attribute
  */
@@ -126,6 +128,7 @@ enum rmem_a_server {
 	RMEM_A_SERVER_ID,
 	RMEM_A_SERVER_MR_PAGE_SIZE,
 	RMEM_A_SERVER_PAD,
+	RMEM_A_SERVER_DIRTY,
 
 	__RMEM_A_SERVER_MAX,
 	RMEM_A_SERVER_MAX = __RMEM_A_SERVER_MAX - 1
