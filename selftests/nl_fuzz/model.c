@@ -8,7 +8,7 @@
  */
 _Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_STATE_NTF, "new rmem command");
 _Static_assert(RMEM_A_MAX == RMEM_A_VOLUME, "new top-level attribute");
-_Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_PAD, "new server attribute");
+_Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_DIRTY, "new server attribute");
 _Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_RECONNECTS, "new device attribute");
 _Static_assert(RMEM_A_VOLUME_MAX == RMEM_A_VOLUME_PAD, "new volume attribute");
 _Static_assert(RMEM_A_PREFIX_MAX == RMEM_A_PREFIX_LEN, "new prefix attribute");
