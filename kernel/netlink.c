@@ -662,6 +662,7 @@ static int rmem_nl_server_get_dumpit(struct sk_buff *skb,
 		.flags = NLM_F_MULTI, .cmd = RMEM_CMD_SERVER_GET,
 	};
 	unsigned long pos = cb->args[0], from = cb->args[1];
+	unsigned long cookie = cb->args[2];
 	int ret;
 
 	if (attrs[RMEM_A_SERVER]) {
@@ -672,9 +673,10 @@ static int rmem_nl_server_get_dumpit(struct sk_buff *skb,
 	}
 	ret = rmem_server_dump(skb, &m, tb[RMEM_A_SERVER_NAME] ?
 			       nla_data(tb[RMEM_A_SERVER_NAME]) : NULL,
-			       &pos, &from, cb->extack);
+			       &pos, &from, &cookie, cb->extack);
 	cb->args[0] = pos;
 	cb->args[1] = from;
+	cb->args[2] = cookie;
 	if (ret == -ENOENT)
 		NL_SET_BAD_ATTR(cb->extack, tb[RMEM_A_SERVER_NAME]);
 	/* a piece that does not fit even an empty message: fail, not end */

@@ -97,7 +97,8 @@ static int rmem_server_put_clients(struct sk_buff *skb,
  * name and more clients.
  *
  * Return: 0 when the nest ends the server, -EAGAIN when clients are left
- * for another message, -EMSGSIZE when nothing fitted.
+ * for another message, -EMSGSIZE when nothing fitted, -ENODATA when no
+ * client is left to describe (sessions ended since: nothing was put).
  */
 int rmem_server_put_part(struct sk_buff *skb, struct rmem_server *srv,
 			 unsigned long *from)
@@ -117,13 +118,16 @@ int rmem_server_put_part(struct sk_buff *skb, struct rmem_server *srv,
 		goto out_unlock;
 	}
 	ret = rmem_server_put_clients(skb, srv, from);
-	if (ret && *from == start)
+	if (*from == start) {
+		/* a nest with only a name would read as a server */
+		ret = ret ?: -ENODATA;
 		goto out_unlock;
+	}
 	nla_nest_end(skb, nest);
 	ret = ret ? -EAGAIN : 0;
 out_unlock:
 	mutex_unlock(&srv->lock);
-	if (ret == -EMSGSIZE)
+	if (ret == -EMSGSIZE || ret == -ENODATA)
 		nla_nest_cancel(skb, nest);
 	return ret;
 }

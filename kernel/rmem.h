@@ -117,7 +117,8 @@ int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 int rmem_server_del(const char *name, struct netlink_ext_ack *extack);
 int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
 		     const char *name, unsigned long *pos,
-		     unsigned long *from, struct netlink_ext_ack *extack);
+		     unsigned long *from, unsigned long *cookie,
+		     struct netlink_ext_ack *extack);
 int rmem_server_fill(struct sk_buff *skb, const struct rmem_msg *m,
 		     const char *name, int *idx, struct netlink_ext_ack *extack);
 int rmem_volume_fill(struct sk_buff *skb, const struct rmem_msg *m,

@@ -114,23 +114,35 @@ static int transact(struct mnl_socket *nl, const struct nlmsghdr *req,
 		     nlh = mnl_nlmsg_next(nlh, &len)) {
 			const struct nlmsgerr *e;
 			const struct nlattr *a;
+			size_t off;
 
+			/*
+			 * A dump ends with NLMSG_DONE, whose payload is the
+			 * dump's error code (then its extack): a failed dump
+			 * must not read as an empty one.
+			 */
 			if (nlh->nlmsg_type == NLMSG_DONE) {
 				done = true;
-				break;
-			}
-			if (nlh->nlmsg_type != NLMSG_ERROR) {
+				if (mnl_nlmsg_get_payload_len(nlh) < sizeof(int)) {
+					rep->error = -EBADMSG;
+					break;
+				}
+				rep->error = *(int *)mnl_nlmsg_get_payload(nlh);
+				off = sizeof(int);
+			} else if (nlh->nlmsg_type != NLMSG_ERROR) {
 				rep->nmsgs++;
 				if (nlh->nlmsg_type == GENL_ID_CTRL)
 					parse_ctrl(nlh, rep);
 				continue;
+			} else {
+				e = mnl_nlmsg_get_payload(nlh);
+				rep->error = e->error;
+				done = true;
+				off = sizeof(*e);
 			}
-			e = mnl_nlmsg_get_payload(nlh);
-			rep->error = e->error;
-			done = true;
 			if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 				break;
-			mnl_attr_for_each(a, nlh, sizeof(*e)) {
+			mnl_attr_for_each(a, nlh, off) {
 				switch (mnl_attr_get_type(a)) {
 				case NLMSGERR_ATTR_MSG:
 					snprintf(rep->msg, sizeof(rep->msg), "%s",
@@ -216,6 +228,22 @@ TEST_F(rmem, server_dump_is_empty)
 	EXPECT_EQ(0, self->rep.nmsgs);
 }
 
+TEST_F(rmem, server_dump_of_unknown_name_fails)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	nlh = req_start(&self->req, self->family, RMEM_CMD_SERVER_GET,
+			NLM_F_DUMP, RMEM_FAMILY_VERSION);
+	nest = mnl_attr_nest_start(nlh, RMEM_A_SERVER);
+	mnl_attr_put_strz(nlh, RMEM_A_SERVER_NAME, "nosuch");
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
+	EXPECT_EQ(-ENOENT, self->rep.error);
+	EXPECT_STREQ("no such server", self->rep.msg);
+	EXPECT_EQ(0, self->rep.nmsgs);
+}
+
 TEST_F(rmem, dev_get_without_nest_is_rejected)
 {
 	struct nlmsghdr *nlh;
@@ -257,8 +285,9 @@ TEST_F(rmem, dev_get_overlong_name_fails_policy)
 	mnl_attr_put_strz(nlh, RMEM_A_DEV_NAME, name);
 	mnl_attr_nest_end(nlh, nest);
 	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
-	EXPECT_NE(0, self->rep.error);
-	EXPECT_NE(0, self->rep.msg[0]);
+	/* the policy's length bound: no NUL within RMEM_NAME_MAX bytes */
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("Attribute failed policy validation", self->rep.msg);
 	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.bad_type);
 }
 
@@ -274,7 +303,7 @@ TEST_F(rmem, dev_get_name_without_nul_fails_policy)
 	mnl_attr_nest_end(nlh, nest);
 	ASSERT_EQ(0, transact(self->nl, nlh, &self->rep));
 	EXPECT_EQ(-EINVAL, self->rep.error);
-	EXPECT_NE(0, self->rep.msg[0]);
+	EXPECT_STREQ("Attribute failed policy validation", self->rep.msg);
 	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.bad_type);
 }
 
@@ -380,8 +409,9 @@ TEST_F(rmem, server_add_short_ipv4_fails_policy)
 	mnl_attr_put(self->req.nlh, RMEM_A_SERVER_LISTEN_IPV4, 3, "abc");
 	mnl_attr_put_u64(self->req.nlh, RMEM_A_SERVER_POOL_SIZE, 1 << 20);
 	ASSERT_EQ(0, run(self, n));
-	EXPECT_NE(0, self->rep.error);
-	EXPECT_NE(0, self->rep.msg[0]);
+	/* NLA_POLICY_EXACT_LEN(4) */
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("binary attribute size out of range", self->rep.msg);
 	EXPECT_EQ(RMEM_A_SERVER_LISTEN_IPV4, self->rep.bad_type);
 }
 

@@ -73,6 +73,32 @@ static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
 	}
 }
 
+/*
+ * A failed work request: its queue pair is in the error state, so the
+ * queue takes no request until it is reconnected (->queue_rq() holds
+ * them), and the device fails.  A failure that comes from the request
+ * itself (a key, a range or an operation the server's NIC refuses), not
+ * from the connection (flushed, retries exceeded), counts against the
+ * request's retry budget.
+ */
+static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
+{
+	cmd->status = BLK_STS_IOERR;
+	switch (status) {
+	case IB_WC_WR_FLUSH_ERR:
+	case IB_WC_RETRY_EXC_ERR:
+	case IB_WC_RNR_RETRY_EXC_ERR:
+	case IB_WC_REM_ABORT_ERR:
+	case IB_WC_FATAL_ERR:
+		break;
+	default:
+		cmd->hard_error = true;
+		break;
+	}
+	WRITE_ONCE(cmd->queue->connected, false);
+	rmem_dev_fail(cmd->queue->dev);
+}
+
 static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req, cqe);
@@ -85,8 +111,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 					   queue->dev->name,
 					   rq_data_dir(rq) ? "write" : "read",
 					   ib_wc_status_msg(wc->status));
-		cmd->status = BLK_STS_IOERR;
-		rmem_dev_fail(queue->dev);
+		rmem_rdma_failed(cmd, wc->status);
 	}
 	if (cmd->nr_sgl) {
 		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nr_sgl,
@@ -94,21 +119,21 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 		cmd->nr_sgl = 0;
 	}
 	if (!cmd->status || !rmem_dev_holds_io(queue->dev, rq) ||
-	    cmd->retries >= RMEM_MAX_RETRIES)
+	    (cmd->hard_error && cmd->retries >= RMEM_MAX_RETRIES))
 		rmem_rq_account(queue, rq, cmd->status);
 	WRITE_ONCE(queue->last_done, jiffies);
 	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
 }
 
-/* Only flushed (failed) unsignalled work requests complete here. */
+/* Only failed (or flushed) unsignalled work requests complete here. */
 static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req,
 					    err_cqe);
 
 	if (wc->status != IB_WC_SUCCESS)
-		cmd->status = BLK_STS_IOERR;
+		rmem_rdma_failed(cmd, wc->status);
 }
 
 /*
@@ -241,7 +266,10 @@ static int rmem_post(struct rmem_queue *queue, struct rmem_req *cmd)
 	}
 	if (likely(!err))
 		return 0;
-	return !bad || bad == &cmd->wr[0].wr ? -EAGAIN : -EIO;
+	/* a driver that fails a post says where it stopped */
+	if (WARN_ON_ONCE(!bad))
+		return -EIO;
+	return bad == &cmd->wr[0].wr ? -EAGAIN : -EIO;
 }
 
 static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -257,22 +285,26 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	blk_status_t ret;
 	int err;
 
-	/* a request that is not a reissue starts with its full retry budget */
-	if (!cmd->requeued)
+	/*
+	 * A new request starts with its full retry budget; a reissue keeps
+	 * what is left (RQF_DONTPREP: set here, cleared only when the
+	 * request is freed, and it keeps a requeued request from merging).
+	 */
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
 		cmd->retries = 0;
-	cmd->requeued = false;
+		rq->rq_flags |= RQF_DONTPREP;
+	}
 	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
 		/* a lost connection holds I/O until reconnected or dead */
-		if (rmem_dev_holds_io(dev, rq)) {
-			cmd->requeued = true;
+		if (rmem_dev_holds_io(dev, rq))
 			return BLK_STS_RESOURCE;
-		}
 		atomic64_inc(&dev->submit_errors);
 		return BLK_STS_IOERR;
 	}
 	cmd->queue = queue;
 	cmd->status = BLK_STS_OK;
+	cmd->hard_error = false;
 	cmd->nr_sgl = 0;
 	cmd->nents = 0;
 	cmd->partial = false;
@@ -314,6 +346,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	err = rmem_post(queue, cmd);
 	if (unlikely(err == -EIO)) {
+		WRITE_ONCE(queue->connected, false);
 		/*
 		 * Some work requests are live: the request ends when its
 		 * queue pair has been drained (rmem_blk_drained()), never
@@ -327,7 +360,15 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		return BLK_STS_OK;
 	}
 	if (unlikely(err)) {
-		ret = BLK_STS_IOERR;
+		/*
+		 * Nothing was posted: the queue pair is broken (in the error
+		 * state, a fatal device error).  The connection is lost; the
+		 * request waits for the reconnect like any other, if it may.
+		 */
+		WRITE_ONCE(queue->connected, false);
+		rmem_dev_fail(dev);
+		ret = rmem_dev_holds_io(dev, rq) ? BLK_STS_RESOURCE :
+						   BLK_STS_IOERR;
 		goto out_unmap;
 	}
 	return BLK_STS_OK;
@@ -358,9 +399,8 @@ static void rmem_complete_rq(struct request *rq)
 	 * sure a request requeued after the device's last kick still goes.
 	 */
 	if (cmd->status && rmem_dev_holds_io(dev, rq)) {
-		if (cmd->retries < RMEM_MAX_RETRIES) {
-			cmd->retries++;
-			cmd->requeued = true;
+		if (!cmd->hard_error || cmd->retries < RMEM_MAX_RETRIES) {
+			cmd->retries += cmd->hard_error;
 			blk_mq_requeue_request(rq, true);
 			return;
 		}

@@ -314,6 +314,31 @@ out_unlock:
 	return ret;
 }
 
+static struct ib_client rmem_ib_client;
+
+/* The client data of an RDMA device rmem may use; NULL once it goes. */
+static int rmem_ibdev_usable;
+
+static int rmem_client_ib_add(struct ib_device *ibdev)
+{
+	ib_set_client_data(ibdev, &rmem_ib_client, &rmem_ibdev_usable);
+	return 0;
+}
+
+/**
+ * rmem_client_ibdev_usable() - whether a device may take an RDMA device
+ * @ibdev: the RDMA device a route leads to
+ *
+ * Not one being removed: rdma_cm still routes over it until its own
+ * removal, after rmem's, and a PD taken then would hold the removal up.
+ *
+ * Return: true if @ibdev is not going away.
+ */
+bool rmem_client_ibdev_usable(struct ib_device *ibdev)
+{
+	return ib_get_client_data(ibdev, &rmem_ib_client) == &rmem_ibdev_usable;
+}
+
 /*
  * An RDMA device is being removed (rdma link del, driver unbind, a NIC
  * reset): every device using it lets go of it before this returns, or
@@ -324,19 +349,22 @@ static void rmem_client_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct rmem_dev *dev;
 
+	/* first: no reconnect attempt may take it again */
+	ib_set_client_data(ibdev, &rmem_ib_client, NULL);
 	mutex_lock(&rmem_devs_lock);
 	list_for_each_entry(dev, &rmem_devs, node) {
 		if (dev->ibdev != ibdev)
 			continue;
 		pr_warn("%s: RDMA device %s is being removed\n", dev->name,
 			dev_name(&ibdev->dev));
-		rmem_dev_ib_removed(dev);
+		rmem_dev_ib_removed(dev, ibdev);
 	}
 	mutex_unlock(&rmem_devs_lock);
 }
 
 static struct ib_client rmem_ib_client = {
 	.name = "rmem-client",
+	.add = rmem_client_ib_add,
 	.remove = rmem_client_ib_remove,
 };
 

@@ -25,7 +25,10 @@
 /* Zeroed buffer used as the source of discard and write-zeroes. */
 #define RMEM_ZERO_BUF		SZ_64K
 #define RMEM_MINORS		16
-/* Reissues of a failed request (each after a reconnect) before EIO. */
+/*
+ * Reissues (each after a reconnect) of a request whose own work requests
+ * the server's NIC refused, before EIO.
+ */
 #define RMEM_MAX_RETRIES	5
 
 /* Why connecting a queue pair failed: each has its extack message. */
@@ -163,7 +166,7 @@ struct rmem_remote_chunk {
  *	work only)
  * @attempt_ready: the reconnect attempt under way got READY: the
  *	deadline lets it finish
- * @ib_gone: the RDMA device is being removed: let go of it
+ * @deadline_defers: times the deadline waited for such an attempt
  * @abort_work: flushes the queue pairs of a dead or deleted device
  * @qlock: serialises tearing queue pairs down (destroy, abort, disconnect)
  * @lost_at: jiffies when the connection was lost
@@ -212,7 +215,7 @@ struct rmem_dev {
 	bool registered;
 	bool torn_down;
 	bool attempt_ready;
-	bool ib_gone;
+	unsigned int deadline_defers;
 	struct work_struct abort_work;
 	struct mutex qlock;	/* queue pair teardown */
 	unsigned long lost_at;
@@ -227,8 +230,10 @@ struct rmem_dev {
  * @cqe: completion of the last (signalled) work request
  * @err_cqe: completion of unsignalled work requests (flushes only)
  * @status: block status to complete with
- * @retries: times it was reissued after a failure (RMEM_MAX_RETRIES)
- * @requeued: handed back to blk-mq for a reissue: keeps @retries
+ * @retries: times it was reissued after a failure of its own (@hard_error;
+ *	at most RMEM_MAX_RETRIES)
+ * @hard_error: a work request failed because of the request, not the
+ *	connection (flush, retries exceeded)
  * @partial: posted only in part: ends when its queue pair is drained
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
  * @nents: entries ib_dma_map_sg() returned (what the work requests use)
@@ -242,7 +247,7 @@ struct rmem_req {
 	struct ib_cqe err_cqe;
 	blk_status_t status;
 	u8 retries;
-	bool requeued;
+	bool hard_error;
 	bool partial;
 	int nr_sgl;
 	int nents;
@@ -263,6 +268,9 @@ void rmem_dev_destroy_queues(struct rmem_dev *dev);
 void rmem_dev_leave(struct rmem_dev *dev);
 void rmem_dev_release_ib(struct rmem_dev *dev);
 
+/* client.c */
+bool rmem_client_ibdev_usable(struct ib_device *ibdev);
+
 /* recovery.c */
 void rmem_dev_fail(struct rmem_dev *dev);
 void rmem_dev_recovery_init(struct rmem_dev *dev);
@@ -272,7 +280,7 @@ void rmem_dev_check_queues(struct rmem_dev *dev);
 void rmem_dev_resume_io(struct rmem_dev *dev);
 void rmem_dev_abort(struct rmem_dev *dev);
 void rmem_dev_abort_queues(struct rmem_dev *dev);
-void rmem_dev_ib_removed(struct rmem_dev *dev);
+void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev);
 
 /* blk.c */
 int rmem_blk_init(void);

@@ -230,6 +230,8 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 	 */
 	if (rdma_protocol_iwarp(ibdev, 1))
 		return -EOPNOTSUPP;
+	if (!rmem_client_ibdev_usable(ibdev))
+		return -ENODEV;
 	ret = rmem_dev_ib_limits(dev, ibdev);
 	if (ret)
 		return ret;
@@ -495,6 +497,7 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 			rmem_queue_cm_fail(queue, ret,
 					   ret == -EOPNOTSUPP ? RMEM_CM_IWARP :
 					   ret == -EXDEV ? RMEM_CM_DEV_CHANGED :
+					   ret == -ENODEV ? RMEM_CM_DEV_REMOVED :
 					   RMEM_CM_QP_SETUP);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -516,12 +519,11 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/*
-		 * rdma_cm waits until this id is destroyed; the device's
-		 * unregistration until the PD is freed and its reference
-		 * dropped (the reconnect work does both).  A connect under
-		 * way ends now.
+		 * rdma_cm waits until this id is destroyed.  rmem's own
+		 * removal callback came first and let go of the device; an id
+		 * bound to it since (address resolution) belongs to a connect
+		 * under way, which ends now and destroys it.
 		 */
-		WRITE_ONCE(queue->dev->ib_gone, true);
 		if (!READ_ONCE(queue->connected)) {
 			rmem_queue_cm_fail(queue, -ENODEV, RMEM_CM_DEV_REMOVED);
 			break;
@@ -616,8 +618,15 @@ int rmem_queue_connect(struct rmem_queue *queue,
 		NL_SET_ERR_MSG(extack, "cannot resolve the peer address");
 		return ret;
 	}
+	/*
+	 * Address, route and connect, each bounded by connect_timeout_ms.  A
+	 * reconnect waits less: a connect request lost while the link was
+	 * down would be resent only after rdma_cm's response timeout
+	 * (about 4 s); a new attempt sends a new one sooner.
+	 */
 	if (!wait_for_completion_timeout(&queue->cm_done,
-					 msecs_to_jiffies(3 * rmem_connect_timeout_ms)))
+					 msecs_to_jiffies((dev->registered ? 2 : 3) *
+							  rmem_connect_timeout_ms)))
 		queue->cm_error = -ETIMEDOUT;
 	if (queue->cm_error)
 		rmem_cm_why_msg(extack, queue->cm_why);

@@ -25,7 +25,9 @@
 
 /* Reconnect backoff: first retry, longest wait between attempts. */
 #define RMEM_RECONNECT_MIN	(HZ / 4)
-#define RMEM_RECONNECT_MAX	(5 * HZ)
+#define RMEM_RECONNECT_MAX	(2 * HZ)
+/* How long the loss deadline waits for an attempt that got READY. */
+#define RMEM_DEADLINE_GRACE	(10 * HZ)
 
 /**
  * rmem_dev_abort_queues() - disconnect and drain every queue pair
@@ -66,33 +68,58 @@ void rmem_dev_abort(struct rmem_dev *dev)
 	queue_work(rmem_wq, &dev->abort_work);
 }
 
-static void rmem_dev_fail_work(struct work_struct *work)
+/*
+ * The barrier after the device stopped being live: every ->queue_rq()
+ * from here on sees that and leaves the queue pairs alone.  The queue is
+ * not left quiesced (held requests cycle through ->queue_rq()).
+ */
+static void rmem_dev_queue_barrier(struct rmem_dev *dev)
 {
-	struct rmem_dev *dev = container_of(work, struct rmem_dev, fail_work);
+	if (!dev->disk)
+		return;
+	blk_mq_quiesce_queue(dev->disk->queue);
+	blk_mq_unquiesce_queue(dev->disk->queue);
+}
 
+/*
+ * The connection is lost: a live device goes reconnecting (with a loss
+ * timeout and its disk registered; @reconnect queues the first attempt)
+ * or dead.  Return: the state it was in (only a live one changes).
+ */
+static unsigned int rmem_dev_lose(struct rmem_dev *dev, bool reconnect)
+{
 	if (dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered)) {
 		if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE,
 			    RMEM_DEV_STATE_RECONNECTING) != RMEM_DEV_STATE_LIVE)
-			return;
+			return READ_ONCE(dev->state);
 		dev->lost_at = jiffies;
 		dev->attempts = 0;
+		dev->deadline_defers = 0;
 		pr_warn("%s: lost the connection to %pISpc; reconnecting, I/O waits up to %u ms\n",
 			dev->name, &dev->cfg.peer, dev->cfg.loss_timeout_ms);
 		mod_delayed_work(rmem_wq, &dev->deadline_work,
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms));
-		queue_delayed_work(rmem_wq, &dev->reconnect_work, 0);
+		if (reconnect)
+			queue_delayed_work(rmem_wq, &dev->reconnect_work, 0);
 		rmem_nl_notify_dev(dev);
-		return;
+		return RMEM_DEV_STATE_LIVE;
 	}
 	/* only from live: never undo a dev del's "deleting" */
 	if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE, RMEM_DEV_STATE_DEAD) !=
 	    RMEM_DEV_STATE_LIVE)
-		return;
+		return READ_ONCE(dev->state);
 	/* fail outstanding I/O first; the announcement allocates */
+	rmem_dev_queue_barrier(dev);
 	rmem_dev_abort_queues(dev);
 	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
 	       dev->name, &dev->cfg.peer);
 	rmem_nl_notify_dev(dev);
+	return RMEM_DEV_STATE_LIVE;
+}
+
+static void rmem_dev_fail_work(struct work_struct *work)
+{
+	rmem_dev_lose(container_of(work, struct rmem_dev, fail_work), true);
 }
 
 static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -106,6 +133,8 @@ static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 			pr_warn_ratelimited("%s: connection probe failed: %s\n",
 					    dev->name,
 					    ib_wc_status_msg(wc->status));
+		/* queue pair 0 is in the error state: it takes no request */
+		WRITE_ONCE(dev->queues[0].connected, false);
 		rmem_dev_fail(dev);
 	}
 }
@@ -206,45 +235,44 @@ void rmem_dev_resume_io(struct rmem_dev *dev)
 	blk_mq_run_hw_queues(dev->disk->queue, true);
 }
 
-/* With no queue pair left: let go of an RDMA device being removed. */
+/* With no queue pair left: let go of an RDMA device that is going away. */
 static void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
 {
-	if (!READ_ONCE(dev->ib_gone))
-		return;
-	rmem_dev_release_ib(dev);
-	WRITE_ONCE(dev->ib_gone, false);
+	if (dev->ibdev && !rmem_client_ibdev_usable(dev->ibdev))
+		rmem_dev_release_ib(dev);
 }
 
 /**
  * rmem_dev_ib_removed() - the device's RDMA device is going away
- * @dev: a registered device using it
+ * @dev: a registered device
+ * @ibdev: the RDMA device being removed, which no reconnect attempt can
+ *	take any more (rmem_client_ibdev_usable())
  *
- * Ends what uses the RDMA device, now: the connection is lost (reconnect,
- * maybe over another device, or dead, by the usual rules), the queue
- * pairs are torn down and the PD, DMA mappings and device reference are
- * given back.  Waits for a reconnect attempt under way.
+ * Ends what uses @ibdev, now: the connection is lost (reconnect, maybe
+ * over another device, or dead, by the usual rules), the queue pairs are
+ * torn down and the PD, DMA mappings and device reference are given back.
+ * Waits for a reconnect attempt under way (which cannot take @ibdev
+ * again: at most one more round).
+ *
+ * Context: rmem_devs_lock held (the ib_client remove callback).
  */
-void rmem_dev_ib_removed(struct rmem_dev *dev)
+void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev)
 {
 	unsigned int state;
 
-	WRITE_ONCE(dev->ib_gone, true);
 	do {
-		rmem_dev_fail(dev);
-		flush_work(&dev->fail_work);
+		rmem_dev_lose(dev, false);
 		/* an attempt under way may have made it live again: repeat */
 		cancel_delayed_work_sync(&dev->reconnect_work);
 		state = READ_ONCE(dev->state);
 	} while (state == RMEM_DEV_STATE_LIVE);
-	/* the barrier of rmem_dev_reconnect_work(): no ->queue_rq() uses a QP */
-	blk_mq_quiesce_queue(dev->disk->queue);
-	blk_mq_unquiesce_queue(dev->disk->queue);
+	rmem_dev_queue_barrier(dev);
 	cancel_delayed_work_sync(&dev->ka_work);
 	rmem_dev_destroy_queues(dev);
-	rmem_dev_drop_removed_ib(dev);
+	if (dev->ibdev == ibdev)
+		rmem_dev_release_ib(dev);
 	if (state == RMEM_DEV_STATE_RECONNECTING) {
 		dev->torn_down = true;
-		/* after rdma_cm has let go of the device too */
 		queue_delayed_work(rmem_wq, &dev->reconnect_work,
 				   RMEM_RECONNECT_MIN);
 	}
@@ -305,7 +333,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	unsigned long deadline = dev->lost_at +
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms);
 	const char *why;
-	unsigned long delay;
+	unsigned long delay, t0;
 	unsigned int noio, noreclaim;
 	int ret;
 
@@ -318,8 +346,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		 * The queue is not left quiesced: held requests cycle through
 		 * ->queue_rq() (BLK_STS_RESOURCE) and failfast ones fail.
 		 */
-		blk_mq_quiesce_queue(dev->disk->queue);
-		blk_mq_unquiesce_queue(dev->disk->queue);
+		rmem_dev_queue_barrier(dev);
 		cancel_delayed_work_sync(&dev->ka_work);
 		rmem_dev_destroy_queues(dev);
 		rmem_dev_drop_removed_ib(dev);
@@ -335,6 +362,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	 */
 	noio = memalloc_noio_save();
 	noreclaim = memalloc_noreclaim_save();
+	t0 = jiffies;
 	ret = rmem_dev_reconnect_once(dev);
 	memalloc_noreclaim_restore(noreclaim);
 	memalloc_noio_restore(noio);
@@ -361,9 +389,17 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	}
 	rmem_dev_destroy_queues(dev);
 	rmem_dev_drop_removed_ib(dev);
+	/* where reconnects spend their time, for a loss that outlasts them */
+	pr_info("%s: reconnect attempt %u failed after %u ms: %d\n", dev->name,
+		dev->attempts, jiffies_to_msecs(jiffies - t0), ret);
 	why = rmem_reconnect_fatal(ret);
 	if (!why && time_before(jiffies, deadline)) {
-		delay = min_t(unsigned long, RMEM_RECONNECT_MAX,
+		/*
+		 * EAGAIN: the server is dropping the old queue pairs right
+		 * now (it noticed the loss with our RECONNECT): back soon.
+		 */
+		delay = ret == -EAGAIN ? RMEM_RECONNECT_MIN :
+			min_t(unsigned long, RMEM_RECONNECT_MAX,
 			      RMEM_RECONNECT_MIN << min(dev->attempts - 1, 5U));
 		delay = min(delay, deadline - jiffies);
 		queue_delayed_work(rmem_wq, &dev->reconnect_work, delay);
@@ -391,10 +427,14 @@ static void rmem_dev_deadline_work(struct work_struct *work)
 	/*
 	 * An attempt that got READY has the server's session back: throwing
 	 * it away now would leave the server holding it for nothing.  It
-	 * ends soon either way (its connects have timeouts); look again.
+	 * ends soon (its connects have timeouts): look again, for at most
+	 * RMEM_DEADLINE_GRACE, so that held I/O does not wait much longer
+	 * than the loss timeout.
 	 */
 	if (READ_ONCE(dev->attempt_ready) &&
-	    READ_ONCE(dev->state) == RMEM_DEV_STATE_RECONNECTING) {
+	    READ_ONCE(dev->state) == RMEM_DEV_STATE_RECONNECTING &&
+	    dev->deadline_defers < RMEM_DEADLINE_GRACE / (HZ / 2)) {
+		dev->deadline_defers++;
 		queue_delayed_work(rmem_wq, &dev->deadline_work, HZ / 2);
 		return;
 	}

@@ -26,6 +26,9 @@
 #include "server.h"
 
 static LIST_HEAD(rmem_servers);
+static struct ib_client rmem_server_ib_client;
+/* The client data of an RDMA device a server may use; NULL once it goes. */
+static int rmem_server_ibdev_ok;
 static DEFINE_MUTEX(rmem_servers_lock);
 
 /* Generation numbers: random start, then strictly increasing. */
@@ -39,6 +42,15 @@ static struct rmem_server *rmem_server_find(const char *name)
 		if (!strcmp(srv->name, name))
 			return srv;
 	return NULL;
+}
+
+/* What identifies a server across the calls of one dump. */
+static unsigned long rmem_server_cookie(const struct rmem_server *srv)
+{
+	unsigned long c;
+
+	memcpy(&c, srv->id, sizeof(c));
+	return c;
 }
 
 /* ---- chunks ------------------------------------------------------------ */
@@ -335,7 +347,8 @@ static int rmem_server_listen(struct rmem_server *srv,
 		NL_SET_ERR_MSG(extack, "iWARP RDMA devices are not supported");
 		return -EOPNOTSUPP;
 	}
-	if (!ib_device_try_get(id->device)) {
+	if (ib_get_client_data(id->device, &rmem_server_ib_client) !=
+	    &rmem_server_ibdev_ok || !ib_device_try_get(id->device)) {
 		NL_SET_ERR_MSG(extack, "RDMA device is going away");
 		return -ENODEV;
 	}
@@ -523,6 +536,12 @@ int rmem_server_del(const char *name, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+static int rmem_server_ib_add(struct ib_device *ibdev)
+{
+	ib_set_client_data(ibdev, &rmem_server_ib_client, &rmem_server_ibdev_ok);
+	return 0;
+}
+
 /*
  * An RDMA device is being removed: every server on it goes, as with
  * server del (its clients lose their memory), before this returns; the
@@ -533,6 +552,8 @@ static void rmem_server_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct rmem_server *srv, *tmp;
 
+	/* first: no server add may bind to it any more */
+	ib_set_client_data(ibdev, &rmem_server_ib_client, NULL);
 	mutex_lock(&rmem_servers_lock);
 	list_for_each_entry_safe(srv, tmp, &rmem_servers, node) {
 		if (srv->ibdev != ibdev)
@@ -546,6 +567,7 @@ static void rmem_server_ib_remove(struct ib_device *ibdev, void *client_data)
 
 static struct ib_client rmem_server_ib_client = {
 	.name = "rmem-server",
+	.add = rmem_server_ib_add,
 	.remove = rmem_server_ib_remove,
 };
 
@@ -757,49 +779,15 @@ out_unlock:
 /* ---- netlink replies --------------------------------------------------- */
 
 /**
- * rmem_server_fill() - dump servers into a netlink message
- * @skb: the dump or reply buffer
- * @m: message header values
- * @name: only this server, or NULL for all
- * @idx: in: servers to skip; out: servers written
- * @extack: error reporting
- *
- * Return: 0 when everything fitted, -EMSGSIZE to continue later, -ENOENT.
- */
-int rmem_server_fill(struct sk_buff *skb, const struct rmem_msg *m,
-		     const char *name, int *idx, struct netlink_ext_ack *extack)
-{
-	struct rmem_server *srv;
-	int i = 0, ret = 0;
-
-	mutex_lock(&rmem_servers_lock);
-	if (name && !rmem_server_find(name)) {
-		NL_SET_ERR_MSG(extack, "no such server");
-		ret = -ENOENT;
-		goto out_unlock;
-	}
-	list_for_each_entry(srv, &rmem_servers, node) {
-		if (name && strcmp(srv->name, name))
-			continue;
-		if (i++ < *idx)
-			continue;
-		ret = rmem_server_put_msg(skb, m, srv);
-		if (ret)
-			break;
-		(*idx)++;
-	}
-out_unlock:
-	mutex_unlock(&rmem_servers_lock);
-	return ret;
-}
-
-/**
  * rmem_server_dump() - dump servers, several messages for a big one
  * @skb: the dump buffer
  * @m: message header values
  * @name: only this server, or NULL for all
  * @pos: in: servers done; out: servers done
- * @from: in: clients of the next server already dumped; out: the same
+ * @from: in: clients of the next server already dumped; out: the same;
+ *	NULL: one message a server, with all its clients
+ * @cookie: in: the identity of the server @from is about; out: the same
+ *	(a server deleted meanwhile moves the others: start afresh)
  * @extack: error reporting
  *
  * A server whose clients do not fit one message goes on in the next ones
@@ -810,7 +798,8 @@ out_unlock:
  */
 int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
 		     const char *name, unsigned long *pos,
-		     unsigned long *from, struct netlink_ext_ack *extack)
+		     unsigned long *from, unsigned long *cookie,
+		     struct netlink_ext_ack *extack)
 {
 	struct rmem_server *srv;
 	unsigned long i = 0;
@@ -828,6 +817,16 @@ int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
 			continue;
 		if (i++ < *pos)
 			continue;
+		if (!from) {
+			ret = rmem_server_put_msg(skb, m, srv);
+			if (ret)
+				break;
+			(*pos)++;
+			continue;
+		}
+		if (*from && *cookie != rmem_server_cookie(srv))
+			*from = 0;
+		*cookie = rmem_server_cookie(srv);
 		do {
 			hdr = rmem_msg_put(skb, m);
 			if (!hdr) {
@@ -835,17 +834,41 @@ int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
 				goto out_unlock;
 			}
 			ret = rmem_server_put_part(skb, srv, from);
-			if (ret == -EMSGSIZE) {
+			if (ret == -EMSGSIZE || ret == -ENODATA) {
 				genlmsg_cancel(skb, hdr);
-				goto out_unlock;
+				if (ret == -EMSGSIZE)
+					goto out_unlock;
+				break;
 			}
 			genlmsg_end(skb, hdr);
 		} while (ret == -EAGAIN);
+		ret = 0;
 		*from = 0;
 		(*pos)++;
 	}
 out_unlock:
 	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/**
+ * rmem_server_fill() - servers into a netlink message, one message each
+ * @skb: the dump or reply buffer
+ * @m: message header values
+ * @name: only this server, or NULL for all
+ * @idx: in: servers to skip; out: servers written
+ * @extack: error reporting
+ *
+ * Return: 0 when everything fitted, -EMSGSIZE to continue later, -ENOENT.
+ */
+int rmem_server_fill(struct sk_buff *skb, const struct rmem_msg *m,
+		     const char *name, int *idx, struct netlink_ext_ack *extack)
+{
+	unsigned long pos = *idx;
+	int ret;
+
+	ret = rmem_server_dump(skb, m, name, &pos, NULL, NULL, extack);
+	*idx = pos;
 	return ret;
 }
 

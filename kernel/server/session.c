@@ -186,6 +186,17 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 	return rmem_session_post_wait(sess, &send, &send);
 }
 
+/* fault_ready_delay_ms: wait, but not for a session that is going */
+static void rmem_session_fault_delay(struct rmem_session *sess)
+{
+	unsigned long end = jiffies +
+			    msecs_to_jiffies(READ_ONCE(rmem_fault_ready_delay_ms));
+
+	while (time_before(jiffies, end) && !READ_ONCE(sess->dead) &&
+	       !READ_ONCE(sess->orphan))
+		msleep(20);
+}
+
 static void rmem_session_setup_work(struct work_struct *work)
 {
 	struct rmem_session *sess = container_of(work, struct rmem_session,
@@ -219,8 +230,7 @@ static void rmem_session_setup_work(struct work_struct *work)
 	}
 	mutex_unlock(&srv->lock);
 	/* testing only: a window in which a link flap hits READY */
-	if (READ_ONCE(rmem_fault_ready_delay_ms))
-		msleep(READ_ONCE(rmem_fault_ready_delay_ms));
+	rmem_session_fault_delay(sess);
 	ret = rmem_session_send_ready(sess, status);
 	if (ret || status != RMEM_WIRE_OK) {
 		mutex_lock(&srv->lock);
@@ -738,6 +748,21 @@ static enum rmem_wire_status rmem_session_leave(struct rmem_server *srv,
 	return status;
 }
 
+/*
+ * Flags and the bytes a request does not use must be zero: a later
+ * version can then give them a meaning that this one refuses.
+ */
+static bool rmem_wire_connect_reserved_zero(const struct rmem_wire_connect *req)
+{
+	const u8 *tail = (const u8 *)&req->join + sizeof(req->join);
+
+	if (req->flags)
+		return false;
+	if (req->op == RMEM_WIRE_NEW)
+		return true;
+	return !memchr_inv(tail, 0, (const u8 *)(req + 1) - tail);
+}
+
 /* A connect request on the listener: returns non-zero to destroy @id. */
 static int rmem_server_connect_request(struct rmem_server *srv,
 				       struct rdma_cm_id *id,
@@ -755,6 +780,8 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 		status = RMEM_WIRE_EINVAL;
 	else if (le16_to_cpu(req->version) != RMEM_WIRE_VERSION)
 		status = RMEM_WIRE_EVERSION;
+	else if (!rmem_wire_connect_reserved_zero(req))
+		status = RMEM_WIRE_EINVAL;
 	else if (req->op == RMEM_WIRE_NEW)
 		status = rmem_session_new(srv, id, req, &ev->param.conn);
 	else if (req->op == RMEM_WIRE_JOIN)

@@ -34,8 +34,10 @@ LAB_ADDR_SERVER=198.18.1.1
 LAB_ADDR_CLIENT=198.18.1.2
 LAB_PREFIX=24
 
-# Kernel log lines that fail a test.
-LAB_BAD_RE='(^|[^_A-Za-z])BUG[: ]|WARNING:|Oops|KASAN|Kernel panic|list_(add|del) corruption|hung task|blocked for more than|refcount_t'
+# Kernel log lines that fail a test: besides BUG/WARNING/Oops, what a bad
+# pointer in a kworker prints on a non-debug kernel (general protection
+# fault, invalid opcode, a bare Call Trace:), UBSAN and RCU stall reports.
+LAB_BAD_RE='(^|[^_A-Za-z])BUG[: ]|WARNING:|Oops|KASAN|Kernel panic|list_(add|del) corruption|hung task|blocked for more than|refcount_t|general protection fault|invalid opcode|UBSAN:|rcu: INFO|Call Trace:'
 
 declare -A LAB_PID=()
 LAB_VMS=()
@@ -215,6 +217,7 @@ lab_exec()
 	local cmd=$LAB_RUN/$name/job/cmd
 	mkdir -p "$cmd"
 	local n=$(( $(cat "$cmd/.seq" 2>/dev/null || echo 0) + 1 ))
+	LAB_UNFINISHED=0
 	echo "$n" > "$cmd/.seq"
 	printf 'set -o pipefail\n%s\n' "$*" > "$cmd/$n.sh.tmp"
 	mv "$cmd/$n.sh.tmp" "$cmd/$n.sh"
@@ -233,6 +236,8 @@ lab_exec()
 			else
 				lab_log "$name: '$*' did not finish: the VM is gone"
 			fi
+			# for check_fail (a caller in this shell): no answer at all
+			LAB_UNFINISHED=1
 			return 124
 		fi
 		sleep 0.1
@@ -393,17 +398,32 @@ check()
 	fi
 }
 
-# check_fail DESC CMD...: CMD must fail.
+# check_fail DESC CMD...: CMD must fail.  A command in a VM that did not
+# finish (lab_exec timed out, or the VM is gone) is no failure of CMD.
 check_fail()
 {
-	local desc=$1
+	local desc=$1 rc
 	shift
-	if "$@"; then
+	LAB_UNFINISHED=0
+	"$@"
+	rc=$?
+	if [ $rc -eq 0 ]; then
 		echo "# FAIL: $desc (unexpected success)"
+		LAB_FAILS=$((LAB_FAILS + 1))
+	elif [ "$LAB_UNFINISHED" = 1 ]; then
+		echo "# FAIL: $desc (did not finish: hung, or the VM is gone)"
 		LAB_FAILS=$((LAB_FAILS + 1))
 	else
 		echo "# ok: $desc"
 	fi
+}
+
+# lab_gone VM: VM's QEMU has exited (lab_poweroff forgets its pid).
+lab_gone()
+{
+	local pid=${LAB_PID[$1]:-}
+
+	[ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null
 }
 
 # test_done: exit status of the test from the recorded checks.

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rmem_rogue: the attacks (malformed connects, accesses outside a session,
- * another session's memory keys) and main().
+ * another session's memory keys, a late RTU) and main().
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "rogue.h"
 
 struct sockaddr *server_addr;
 unsigned int nr_refused, nr_failed;
+/* accesses the server's NIC refused (sections 2 and 3) */
+static unsigned int nr_nic_refused;
 char why[512];
 
 /* ---- 1. malformed connect requests ------------------------------------- */
@@ -109,6 +113,14 @@ static void malformed_requests(void)
 	req_token(b, OP_LEAVE, 0, 1, zero);
 	connect_attack("LEAVE with an all-zero token", b, sizeof(b),
 		       ST_ENOSESSION, -1);
+	req_new(b, 1, SESSION_SIZE);
+	b[7] = 1;
+	connect_attack("NEW with flags 1 (reserved)", b, sizeof(b), ST_EINVAL,
+		       -1);
+	req_token(b, OP_RECONNECT, 0, 1, token);
+	b[40] = 1;
+	connect_attack("RECONNECT with a non-zero byte after the token", b,
+		       sizeof(b), ST_EINVAL, -1);
 }
 
 /* ---- 2. one session: positive controls, then NIC attacks ---------------- */
@@ -326,8 +338,9 @@ static void nic_attack(const struct nic_attack *na)
 	if (session_rdma(&s, op, s.data, len, addr, rkey, &st))
 		fail("%s: %s", na->desc, why);
 	else if (nic_refused(st))
-		refused("%s (0x%" PRIx64 "+%u rkey 0x%x): %s", na->desc, addr,
-			len, rkey, ibv_wc_status_str(st));
+		nr_nic_refused++, refused("%s (0x%" PRIx64 "+%u rkey 0x%x): %s",
+					  na->desc, addr, len, rkey,
+					  ibv_wc_status_str(st));
 	else if (st == IBV_WC_SUCCESS)
 		fail("%s (0x%" PRIx64 "+%u rkey 0x%x): the NIC ALLOWED it",
 		     na->desc, addr, len, rkey);
@@ -381,6 +394,7 @@ static void cross_session(void)
 				 b.data, len, addr, rkey, &st))
 			fail("session B: %s: %s", what[i], why);
 		else if (nic_refused(st))
+			nr_nic_refused++,
 			refused("session B: %s (0x%" PRIx64 "+%u rkey 0x%x): %s",
 				what[i], addr, len, rkey, ibv_wc_status_str(st));
 		else if (st == IBV_WC_SUCCESS)
@@ -402,6 +416,120 @@ static void cross_session(void)
 		fail("session A's chunk 0 CHANGED (byte 0 is 0x%02x)", a.data[0]);
 out:
 	session_close(&a);
+}
+
+/* ---- 4. an RTU held back while a second RECONNECT orphans the session -- */
+
+#define LATE_RTU_ROUNDS		10
+#define HOLD_MS			30000
+
+/*
+ * RECONNECT @s's session on @p, whose queue pair is not rdma_cm's (so the
+ * RTU waits for rdma_establish()).  Retries while the server still drops
+ * the old queue pairs (EAGAIN).  0 once the server accepted (REP).
+ */
+static int reconnect_held_rtu(struct peer *p, const struct session *s)
+{
+	uint8_t req[WIRE_CONNECT_LEN];
+	struct answer a;
+	int i;
+
+	req_token(req, OP_RECONNECT, 0, 1, s->token);
+	for (i = 0; i < 50; i++) {
+		if (peer_open_raw(p))
+			return -1;
+		if (peer_connect(p, req, sizeof(req), &a))
+			return -1;
+		if (a.event == RDMA_CM_EVENT_CONNECT_RESPONSE)
+			return 0;
+		peer_destroy(p);
+		if (a.wire_status != ST_EAGAIN) {
+			set_why("RECONNECT: %s", answer_str(&a));
+			return -1;
+		}
+		usleep(100 * 1000);
+	}
+	set_why("RECONNECT: still EAGAIN after 5 s");
+	return -1;
+}
+
+/* LEAVE @s's session (it is held for HOLD_MS otherwise). */
+static void leave(const struct session *s)
+{
+	uint8_t req[WIRE_CONNECT_LEN];
+	struct answer a;
+	struct peer p;
+
+	req_token(req, OP_LEAVE, 0, 1, s->token);
+	if (!peer_open(&p))
+		peer_connect(&p, req, sizeof(req), &a);
+	peer_destroy(&p);
+}
+
+/*
+ * A session the server holds for a reconnect; RECONNECT #1 is accepted
+ * but its RTU held back; RECONNECT #2 makes the server drop the queue
+ * pairs again; then the RTU: an ESTABLISHED for a queue pair being
+ * dropped, which must not set anything up on it.  The window is narrow
+ * (the server's drop between cancelling its setup and destroying the
+ * id): several rounds.  The server must stay up and serve new sessions.
+ */
+static void late_rtu(void)
+{
+	uint8_t req[WIRE_CONNECT_LEN];
+	struct peer a, b;
+	struct answer ans;
+	struct session s;
+	int round, ok = 0, rtu = 0;
+
+	for (round = 0; round < LATE_RTU_ROUNDS; round++) {
+		if (session_new_held(&s, "late RTU", HOLD_MS))
+			return;
+		/* the server loses queue pair 0 and holds the session */
+		peer_disconnect(&s.p);
+		if (reconnect_held_rtu(&a, &s)) {
+			fail("late RTU, round %d: %s", round, why);
+			session_close(&s);
+			return;
+		}
+		/*
+		 * RECONNECT #2, and right behind it the RTU of #1: an
+		 * ESTABLISHED that reaches the server while it drops the
+		 * queue pair #2 made it give up (or, when the server was
+		 * quicker, an RTU for a connection it already refused).
+		 */
+		req_token(req, OP_RECONNECT, 0, 1, s.token);
+		if (peer_open(&b) || peer_connect_start(&b, req, sizeof(req))) {
+			fail("late RTU, round %d: second RECONNECT: %s", round,
+			     why);
+		} else {
+			if (!rdma_establish(a.id))
+				rtu++;
+			if (peer_connect_wait(&b, &ans))
+				fail("late RTU, round %d: second RECONNECT: %s",
+				     round, why);
+			else if (ans.event == RDMA_CM_EVENT_ESTABLISHED)
+				fail("late RTU, round %d: the second RECONNECT was accepted while the first held the session",
+				     round);
+			else
+				ok++;
+		}
+		usleep(200 * 1000);
+		peer_destroy(&b);
+		peer_destroy(&a);
+		leave(&s);
+		session_close(&s);
+	}
+	if (ok == LATE_RTU_ROUNDS)
+		refused("%d rounds of a held-back RTU racing a second RECONNECT: each second RECONNECT refused, %d RTUs sent before the server refused theirs",
+			ok, rtu);
+	/* the server is up and serves a new session */
+	if (session_new(&s, "after the late RTUs")) {
+		fail("no session after the late RTUs: %s", why);
+		return;
+	}
+	control_ok("positive control: a new session after the late RTUs");
+	session_close(&s);
 }
 
 int main(int argc, char **argv)
@@ -439,10 +567,21 @@ int main(int argc, char **argv)
 			check_zeros(&s, "after the attacks");
 			session_close(&s);
 		}
+
+		note("4. an RTU held back while a second RECONNECT orphans the session");
+		late_rtu();
 	}
 
-	printf("# rogue: %u attacks refused, %u failures\n", nr_refused,
-	       nr_failed);
+	/*
+	 * Every access attack must have reached the server's NIC and been
+	 * refused there: one judged legal for its session (a random key that
+	 * happened to be valid) may be skipped, no more.
+	 */
+	if (nr_nic_refused + 1 < ARRAY_SIZE(nic_attacks) + 3)
+		fail("only %u of %zu access attacks were refused by the server's NIC",
+		     nr_nic_refused, ARRAY_SIZE(nic_attacks) + 3);
+	printf("# rogue: %u attacks refused (%u by the server's NIC), %u failures\n",
+	       nr_refused, nr_nic_refused, nr_failed);
 	rdma_freeaddrinfo(ai);
 	return nr_failed ? 1 : 0;
 }

@@ -19,7 +19,12 @@
  *  3. one session using another session's memory keys: a READ and a WRITE
  *     of its chunk and a READ of its chunk table must fail at the NIC (the
  *     sessions have different protection domains), and the victim's data
- *     must be unchanged.
+ *     must be unchanged;
+ *  4. a held session, a RECONNECT whose RTU is held back, a second
+ *     RECONNECT (which makes the server drop the queue pairs again), then
+ *     the RTU: the server must ignore that late ESTABLISHED (it once set
+ *     up READY on the queue pair it was destroying) and serve new
+ *     sessions afterwards.
  *
  * A failed access leaves the queue pair in the error state, so every such
  * attempt gets a session of its own.  Every wait is bounded: a hang is
@@ -94,6 +99,7 @@ struct peer {
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+	struct ibv_qp *raw_qp;	/* not rdma_cm's: peer_open_raw() */
 	bool has_qp;
 	bool connected;
 };
@@ -159,8 +165,11 @@ int cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
 
 void peer_destroy(struct peer *p);
 int peer_open(struct peer *p);
+int peer_open_raw(struct peer *p);
 int peer_connect(struct peer *p, const void *data, uint8_t len,
 		 struct answer *a);
+int peer_connect_start(struct peer *p, const void *data, uint8_t len);
+int peer_connect_wait(struct peer *p, struct answer *a);
 const char *answer_str(const struct answer *a);
 void peer_disconnect(struct peer *p);
 void session_close(struct session *s);
@@ -168,6 +177,7 @@ int session_rdma(struct session *s, enum ibv_wr_opcode op, void *local,
 		 uint32_t len, uint64_t raddr, uint32_t rkey,
 		 enum ibv_wc_status *st);
 int session_new(struct session *s, const char *what);
+int session_new_held(struct session *s, const char *what, uint32_t hold_ms);
 uint64_t chunk_bytes(const struct session *s, uint32_t i);
 bool legal(const struct session *s, bool write, uint64_t addr,
 	   uint32_t len, uint32_t rkey);

@@ -19,6 +19,8 @@ void peer_destroy(struct peer *p)
 {
 	if (p->has_qp)
 		rdma_destroy_qp(p->id);
+	if (p->raw_qp)
+		ibv_destroy_qp(p->raw_qp);
 	if (p->cq)
 		ibv_destroy_cq(p->cq);
 	if (p->pd)
@@ -30,16 +32,9 @@ void peer_destroy(struct peer *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* A resolved rdma_cm id with its own PD, CQ and RC queue pair. */
-int peer_open(struct peer *p)
+/* A resolved rdma_cm id with its own PD and CQ (no QP yet). */
+static int peer_resolve(struct peer *p)
 {
-	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 2,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-		.sq_sig_all = 1,
-	};
-
 	memset(p, 0, sizeof(*p));
 	p->ch = rdma_create_event_channel();
 	if (!p->ch)
@@ -64,12 +59,48 @@ int peer_open(struct peer *p)
 	p->cq = ibv_create_cq(p->id->verbs, 8, NULL, NULL, 0);
 	if (!p->cq)
 		return why_errno("ibv_create_cq");
+	return 0;
+}
+
+/*
+ * A resolved rdma_cm id with its own PD, CQ and RC queue pair: rdma_cm's
+ * (@raw false), or one it does not know (@raw: rdma_connect() sends its
+ * number, and the RTU waits for rdma_establish(); the event is
+ * RDMA_CM_EVENT_CONNECT_RESPONSE).
+ */
+static int peer_open_qp(struct peer *p, bool raw)
+{
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 2,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+	};
+
+	if (peer_resolve(p))
+		return -1;
 	qpa.send_cq = p->cq;
 	qpa.recv_cq = p->cq;
+	if (raw) {
+		p->raw_qp = ibv_create_qp(p->pd, &qpa);
+		if (!p->raw_qp)
+			return why_errno("ibv_create_qp");
+		return 0;
+	}
 	if (rdma_create_qp(p->id, p->pd, &qpa))
 		return why_errno("rdma_create_qp");
 	p->has_qp = true;
 	return 0;
+}
+
+int peer_open(struct peer *p)
+{
+	return peer_open_qp(p, false);
+}
+
+int peer_open_raw(struct peer *p)
+{
+	return peer_open_qp(p, true);
 }
 
 /*
@@ -80,6 +111,14 @@ int peer_open(struct peer *p)
 int peer_connect(struct peer *p, const void *data, uint8_t len,
 		 struct answer *a)
 {
+	if (peer_connect_start(p, data, len))
+		return -1;
+	return peer_connect_wait(p, a);
+}
+
+/* peer_connect() in two halves: send the request ... */
+int peer_connect_start(struct peer *p, const void *data, uint8_t len)
+{
 	struct rdma_conn_param cp = {
 		.private_data = data,
 		.private_data_len = len,
@@ -87,7 +126,17 @@ int peer_connect(struct peer *p, const void *data, uint8_t len,
 		.responder_resources = 0,
 		.retry_count = 7,
 		.rnr_retry_count = 7,
+		.qp_num = p->raw_qp ? p->raw_qp->qp_num : 0,
 	};
+
+	if (rdma_connect(p->id, &cp))
+		return why_errno("rdma_connect");
+	return 0;
+}
+
+/* ... and wait for the answer. */
+int peer_connect_wait(struct peer *p, struct answer *a)
+{
 	struct rdma_cm_event *ev;
 	const uint8_t *rej;
 
@@ -95,8 +144,6 @@ int peer_connect(struct peer *p, const void *data, uint8_t len,
 	a->status = 0;
 	a->wire_status = -1;
 	a->wire_version = -1;
-	if (rdma_connect(p->id, &cp))
-		return why_errno("rdma_connect");
 	if (get_event(p->ch, &ev, TIMEOUT_MS))
 		return -1;
 	a->event = ev->event;
@@ -251,7 +298,7 @@ static int session_parse_ready(struct session *s, const uint8_t *r)
  * Open a session: NEW on queue pair 0 (nr_qps 1, hold_ms 0), READY,
  * then the chunk table read with an RDMA READ.
  */
-static int session_open(struct session *s, uint64_t size)
+static int session_open(struct session *s, uint64_t size, uint32_t hold_ms)
 {
 	uint8_t req[WIRE_CONNECT_LEN];
 	struct ibv_recv_wr rwr = { .wr_id = WR_READY, .num_sge = 1 }, *rbad;
@@ -280,6 +327,7 @@ static int session_open(struct session *s, uint64_t size)
 		return why_errno("ibv_post_recv");
 
 	req_new(req, 1, size);
+	put32(req + 52, hold_ms);
 	if (peer_connect(&s->p, req, sizeof(req), &s->ans))
 		return -1;
 	if (s->ans.event != RDMA_CM_EVENT_ESTABLISHED) {
@@ -332,11 +380,17 @@ static int session_open(struct session *s, uint64_t size)
  */
 int session_new(struct session *s, const char *what)
 {
+	return session_new_held(s, what, 0);
+}
+
+/* session_new() of a session the server holds @hold_ms for a reconnect. */
+int session_new_held(struct session *s, const char *what, uint32_t hold_ms)
+{
 	char reason[sizeof(why)];
 	int i, ws;
 
 	for (i = 0; i < OPEN_TRIES; i++) {
-		if (!session_open(s, SESSION_SIZE))
+		if (!session_open(s, SESSION_SIZE, hold_ms))
 			return 0;
 		ws = s->ans.wire_status;
 		memcpy(reason, why, sizeof(reason));
@@ -390,23 +444,16 @@ bool known_rkey(const struct session *s, uint32_t rkey)
 }
 
 /*
- * A work completion that shows the remote NIC refused the access.  Success
- * is the attack getting through; a flush means the QP was broken before
- * the attempt; a local error means it never left this host.
+ * A work completion that shows the remote NIC refused the access: a NAK
+ * for a bad key or range (remote access error) or a malformed request
+ * (invalid request).  Nothing else is a refusal: success is the attack
+ * getting through, a flush or a local error means it never reached the
+ * server, and a transport retry or a response timeout means the server
+ * did not answer, which proves nothing about its checks.
  */
 bool nic_refused(enum ibv_wc_status st)
 {
-	switch (st) {
-	case IBV_WC_SUCCESS:
-	case IBV_WC_WR_FLUSH_ERR:
-	case IBV_WC_LOC_LEN_ERR:
-	case IBV_WC_LOC_QP_OP_ERR:
-	case IBV_WC_LOC_PROT_ERR:
-	case IBV_WC_LOC_ACCESS_ERR:
-		return false;
-	default:
-		return true;
-	}
+	return st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_REM_INV_REQ_ERR;
 }
 
 bool all_bytes(const uint8_t *p, uint8_t v, size_t n)

@@ -110,8 +110,12 @@ for i in $(seq "$ROUNDS"); do
 	else
 		dev=$(out | grep -o 'rmem[0-9]*' | head -n 1)
 		if inject write dd if=/tmp/pat of=/dev/$dev bs=64k oflag=direct status=none; then
-			dd if=/dev/$dev of=/tmp/back bs=64k count=16 iflag=direct status=none
-			if ! cmp /tmp/pat /tmp/back; then
+			# a fresh readback: a stale /tmp/back must not pass
+			rm -f /tmp/back
+			if ! dd if=/dev/$dev of=/tmp/back bs=64k count=16 iflag=direct status=none; then
+				echo "BAD: round $i: a write that succeeded cannot be read back"
+				bad=$((bad + 1))
+			elif ! cmp /tmp/pat /tmp/back; then
 				echo "BAD: round $i: a write that succeeded reads back different"
 				bad=$((bad + 1))
 			fi

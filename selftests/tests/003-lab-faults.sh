@@ -17,7 +17,7 @@ check "ping works after the link is restored" vm "$C" "ping -c 3 -W 5 $A > /dev/
 check "rping works after the link is restored" rping_ok "$C" "$S" "$A" 3
 
 lab_poweroff "$S"
-check_fail "server VM is gone after power-off" vm -t 5 "$S" true
+check "server VM is gone after power-off" lab_gone "$S"
 check_fail "client sees the server gone" vm "$C" "ping -c 2 -W 2 $A > /dev/null"
 check "client VM still runs commands" vm "$C" "true"
 test_done

@@ -29,19 +29,24 @@ check "requests are at most 1 MiB (within a 16 MiB chunk), never split at chunks
 	"grep -qx 1024 /sys/block/rmem0/queue/max_hw_sectors_kb && grep -qx 0 /sys/block/rmem0/queue/chunk_sectors"
 expect_eq "dev show -j: state, qps, queue depth, size" "live 2 32 67108864" \
 	json "$H" "j[0]['state'], j[0]['qps'], j[0]['queue_depth'], j[0]['size']" dev show
-expect_eq "server identity recorded at attach = server's" \
-	"$(json "$H" "j[0]['id']" server show)" json "$H" "j[0]['server_id']" dev show
+id=$(json "$H" "j[0]['id']" server show)
+check "the server's identity is set (not all zeros): $id" test -n "${id//0/}"
+expect_eq "server identity recorded at attach = server's" "$id" \
+	json "$H" "j[0]['server_id']" dev show
+check "the device's generation is set" test "$(json "$H" "j[0]['generation']" dev show)" != 0
 expect_eq "server accounts 64 MiB used and one client" "67108864 1" \
 	json "$H" "j[0]['used'], len(j[0]['clients'])" server show
 
 check "write 64 MiB, read back identical (O_DIRECT)" vm -t 300 "$H" \
 	"head -c 64M /dev/urandom > /tmp/pat && dd if=/tmp/pat of=/dev/rmem0 bs=1M oflag=direct status=none && dd if=/dev/rmem0 of=/tmp/back bs=1M iflag=direct status=none && cmp /tmp/pat /tmp/back"
+# 16 MiB - 512 KiB: half in chunk 0, half in chunk 1 (one request, two
+# work requests); the rest of the device keeps the first pattern
 check "a 1 MiB O_DIRECT write and read straddling the 16 MiB chunk boundary" vm "$H" \
-	"head -c 1M /dev/urandom > /tmp/st && dd if=/tmp/st of=/dev/rmem0 bs=1M seek=\$((16 * 1024 - 512)) oflag=direct,seek_bytes status=none && dd if=/dev/rmem0 of=/tmp/st2 bs=1M count=1 skip=\$((16 * 1024 - 512)) iflag=direct,skip_bytes status=none && cmp /tmp/st /tmp/st2"
-check "buffered I/O and fsync" vm "$H" \
-	"dd if=/tmp/pat of=/dev/rmem0 bs=64k count=16 conv=fsync status=none && echo 3 > /proc/sys/vm/drop_caches && cmp -n 1048576 /tmp/pat /dev/rmem0"
+	"head -c 1M /dev/urandom > /tmp/st && dd if=/tmp/st of=/dev/rmem0 bs=1M seek=\$((16 * 1024 * 1024 - 512 * 1024)) oflag=direct,seek_bytes status=none && dd if=/dev/rmem0 of=/tmp/st2 bs=1M count=1 skip=\$((16 * 1024 * 1024 - 512 * 1024)) iflag=direct,skip_bytes status=none && cmp /tmp/st /tmp/st2 && cmp -n \$((15 * 1024 * 1024 + 512 * 1024)) /tmp/pat /dev/rmem0 && cmp -i \$((16 * 1024 * 1024 + 512 * 1024)) -n 1048576 /tmp/pat /dev/rmem0"
+check "buffered I/O and fsync (a fresh pattern)" vm "$H" \
+	"head -c 1M /dev/urandom > /tmp/buf && dd if=/tmp/buf of=/dev/rmem0 bs=64k count=16 conv=fsync status=none && echo 3 > /proc/sys/vm/drop_caches && cmp -n 1048576 /tmp/buf /dev/rmem0"
 check "discard zeroes the range and keeps the rest" vm "$H" \
-	"blkdiscard -o 1M -l 2M /dev/rmem0 && cmp -n 2097152 -i 1048576:0 /dev/rmem0 /dev/zero && cmp -n 1048576 /tmp/pat /dev/rmem0 && cmp -i 3145728 -n 1048576 /tmp/pat /dev/rmem0"
+	"blkdiscard -o 1M -l 2M /dev/rmem0 && cmp -n 2097152 -i 1048576:0 /dev/rmem0 /dev/zero && cmp -n 1048576 /tmp/buf /dev/rmem0 && cmp -i 3145728 -n 1048576 /tmp/pat /dev/rmem0"
 check "write-zeroes across a chunk boundary" vm "$H" \
 	"blkdiscard -z -o 15M -l 2M /dev/rmem0 && cmp -n 2097152 -i 15728640:0 /dev/rmem0 /dev/zero && cmp -i 17825792 -n 1048576 /tmp/pat /dev/rmem0"
 expect_eq "I/O counters count, no errors" "True True 0" \

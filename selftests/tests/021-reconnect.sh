@@ -16,7 +16,10 @@
 #     the I/O it held;
 #  E. server del with a client attached (and no server coming back): the
 #     client's first reconnect finds no listener, so the memory is gone:
-#     the device is dead at once, long before its loss timeout.
+#     the device is dead at once, long before its loss timeout;
+#  F. (before E) a link flap while the server sends READY for a reconnect
+#     (delayed by a testing-only parameter to open the window): the READY
+#     fails, the server holds the session, the next reconnect gets it.
 #
 # Times from fault to detection, recovery and death are printed.
 source "$(dirname "$0")/../lib.sh"
@@ -50,6 +53,7 @@ expect_eq "dev show reports the timeouts" "500 20000" json "$C" \
 	"(j[0]['keepalive_ms'], j[0]['loss_timeout_ms'])" dev show
 vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=48M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 4
+check "fio is writing when the link goes" vm "$C" "[ ! -e /tmp/fio.rc ] && pgrep -x fio > /dev/null"
 lab_link "$S" off
 T=$(wait_state rmem0 reconnecting 20) && echo "# ok: loss detected after $T ms" ||
 	{ echo "# FAIL: loss not detected: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
@@ -106,12 +110,41 @@ lab_link "$S" off
 T=$(wait_state rmem0 reconnecting 20) && echo "# ok: reconnecting after $T ms" ||
 	{ echo "# FAIL: not reconnecting: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
 vm "$C" "(dd if=/dev/rmem0 of=/dev/null bs=4k count=1 iflag=direct 2> /tmp/dd2.err; echo \$? > /tmp/dd2.rc) > /dev/null 2>&1 &"
+# the read is submitted and held by the device (dd waits in the kernel
+# for it), not one that would only open the device after it is gone
+check "the read is held by the reconnecting device" vm -t 30 "$C" \
+	"sleep 2; [ ! -e /tmp/dd2.rc ] && [ \"\$(ps -o stat= -C dd | cut -c1)\" = D ]"
 T=$(lab_exec -t 60 "$C" "t0=\$(date +%s%N); $R dev del rmem0 force && echo \$(( (\$(date +%s%N) - t0) / 1000000 ))") &&
 	echo "# ok: dev del returned after $T ms" ||
 	{ echo "# FAIL: dev del: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
-check "the held read failed" vm -t 30 "$C" \
-	"for i in \$(seq 20); do [ -e /tmp/dd2.rc ] && break; sleep 1; done; [ \"\$(cat /tmp/dd2.rc)\" != 0 ]"
+check "the held read failed with EIO" vm -t 30 "$C" \
+	"for i in \$(seq 20); do [ -e /tmp/dd2.rc ] && break; sleep 1; done; [ \"\$(cat /tmp/dd2.rc)\" != 0 ] && grep -q 'Input/output error' /tmp/dd2.err"
 lab_link "$S" on
+
+echo "# F: a link flap while the server sends READY for a reconnect"
+check "attach with keepalive 500ms loss-timeout 60s, write a pattern" vm -t 120 "$C" \
+	"$R dev add peer $A size 16M keepalive 500ms loss-timeout 60s > /dev/null && head -c 1M /dev/urandom > /tmp/patf && dd if=/tmp/patf of=/dev/rmem0 bs=1M oflag=direct status=none"
+# the server waits 3 s before READY (testing-only parameter): the window
+n0=$(lab_exec "$S" "dmesg | grep -c 'reconnected to its session'")
+check "server: READY delayed by 3 s" vm "$S" "echo 3000 > /sys/module/rmem/parameters/fault_ready_delay_ms"
+lab_link "$C" off
+T=$(wait_state rmem0 reconnecting 20) && echo "# ok: loss detected after $T ms" ||
+	{ echo "# FAIL: loss not detected: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+lab_link "$C" on
+check "the server takes the reconnect" vm -t 60 "$S" \
+	"for i in \$(seq 400); do [ \$(dmesg | grep -c 'reconnected to its session') -gt $n0 ] && exit 0; sleep 0.1; done; exit 1"
+# READY is due in 3 s: cut the client off so that it fails
+m0=$(lab_exec "$S" "dmesg | grep -c 'lost the connection of'")
+lab_link "$C" off
+check "READY failed on the server, which holds the session" vm -t 60 "$S" \
+	"for i in \$(seq 200); do [ \$(dmesg | grep -c 'lost the connection of') -gt $m0 ] && exit 0; sleep 0.1; done; dmesg | tail -n 5; exit 1"
+vm "$S" "echo 0 > /sys/module/rmem/parameters/fault_ready_delay_ms"
+lab_link "$C" on
+T=$(wait_state rmem0 live 60) && echo "# ok: live again $T ms after the link came back: the session was held" ||
+	{ echo "# FAIL: not live again: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "the data is there" vm -t 60 "$C" \
+	"dd if=/dev/rmem0 of=/tmp/backf bs=1M count=1 iflag=direct status=none && cmp /tmp/patf /tmp/backf"
+check "dev del" vm -t 30 "$C" "$R dev del rmem0"
 
 echo "# E: server del with a client attached"
 check "attach with keepalive 500ms loss-timeout 120s" vm -t 120 "$C" \

@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rmem-timeout: 900
+#
+# One VM, regressions of the hardening review (issue 16):
+#
+#  A. server add with a 4 KiB MR size and a 1 GiB pool: more chunks than
+#     the RDMA device can register for one client (memory regions, chunk
+#     table) is refused with a message before anything is sized by it (no
+#     allocation warning in the kernel log);
+#  B. a request the server's NIC refuses every time (fault_sector: a
+#     wrong rkey) fails with EIO after its retry budget, within the loss
+#     timeout, instead of looping through reconnects for ever; the device
+#     is live afterwards and other I/O works;
+#  C. attach time does not depend on what earlier clients used: with
+#     1 GiB released (dirty) and zeroed in the background, a 1 GiB attach
+#     takes less than twice as long as the same attach on a clean pool;
+#  D. 300 sessions on one server: server show lists all of them (they
+#     take several netlink messages), dev show lists 300 devices.
+source "$(dirname "$0")/../lib.sh"
+
+LAB_MEM=${LAB_MEM_HOST:-2560}
+lab_start one || exit 1
+H=$LAB_CLIENT A=$LAB_SERVER_ADDR
+P=/sys/module/rmem/parameters
+
+check "rmem.ko loads" rmem_load "$H"
+
+echo "# A: too many chunks for the device"
+expect_err "4 KiB MR size, 1 GiB pool: refused" "too many chunks.*MR size" "$H" \
+	"$R server add name s0 listen $A size 1G mr-size 4K"
+expect_eq "nothing was created" "" vm "$H" "$R server show"
+
+echo "# B: a request that fails the same way every time"
+check "server, device (loss-timeout 30s)" vm -t 120 "$H" \
+	"$R server add name s0 listen $A size 64M > /dev/null && $R dev add peer $A size 32M keepalive 500ms loss-timeout 30s > /dev/null"
+check "write a pattern" vm -t 120 "$H" \
+	"head -c 1M /dev/urandom > /tmp/pat && dd if=/tmp/pat of=/dev/rmem0 bs=1M oflag=direct status=none"
+vm "$H" "echo 4096 > $P/fault_sector" || echo "# FAIL: cannot set fault_sector"
+T0=$(date +%s)
+expect_err "a read of the faulty sector fails with EIO" "Input/output error" "$H" \
+	"timeout 60 dd if=/dev/rmem0 of=/dev/null bs=4k count=1 skip=512 iflag=direct"
+T=$(($(date +%s) - T0))
+check "it failed within the loss timeout (${T} s)" test "$T" -lt 30
+vm "$H" "echo 18446744073709551615 > $P/fault_sector"
+check "the kernel log names the retries" vm "$H" "dmesg | grep -E 'rmem0: I/O error at sector 4096 after 5 retries'"
+check "the device is live again and the rest reads back" vm -t 60 "$H" \
+	"for i in \$(seq 50); do grep -qx live /sys/block/rmem0/rmem/state && break; sleep 0.2; done; grep -qx live /sys/block/rmem0/rmem/state && dd if=/dev/rmem0 of=/tmp/back bs=1M count=1 iflag=direct status=none && cmp /tmp/pat /tmp/back"
+check "detach, server del" vm -t 60 "$H" "$R dev del rmem0 && $R server del s0"
+
+echo "# C: attach time after 1 GiB was used"
+# attach_ms SIZE: milliseconds a dev add of SIZE takes
+attach_ms() {
+	lab_exec -t 300 "$H" "t0=\$(date +%s%N); $R dev add peer $A size $1 > /dev/null || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
+}
+check "server with 1.25 GiB" vm -t 300 "$H" "$R server add name s0 listen $A size 1280M > /dev/null"
+clean=$(attach_ms 1G) && echo "# ok: 1 GiB attach on a clean pool: $clean ms" ||
+	{ echo "# FAIL: attach: $clean"; LAB_FAILS=$((LAB_FAILS + 1)); clean=1; }
+check "fill the pool, write to all of it" vm -t 300 "$H" \
+	"$R dev add peer $A size 256M > /dev/null && dd if=/dev/urandom of=/dev/rmem0 bs=1M count=64 oflag=direct status=none"
+check "detach the 1 GiB device: 1 GiB dirty" vm -t 120 "$H" "$R dev del rmem0"
+dirty=$(json "$H" "j[0]['dirty']" server show)
+echo "# dirty right after the detach: $dirty bytes"
+check "the server zeroes it in the background (dirty drops to 0)" vm -t 300 "$H" \
+	"for i in \$(seq 600); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"dirty\"])')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
+again=$(attach_ms 1G) && echo "# ok: 1 GiB attach after the release: $again ms" ||
+	{ echo "# FAIL: attach: $again"; LAB_FAILS=$((LAB_FAILS + 1)); again=999999; }
+check "within twice the clean attach time ($again <= 2 * $clean ms)" test "$again" -le $((2 * clean))
+check "the new device reads zeros, not the old client's data" vm -t 300 "$H" \
+	"cmp -n 268435456 /dev/rmem0 /dev/zero"
+check "detach both, server del" vm -t 120 "$H" \
+	"$R dev del rmem0 && $R dev del rmem1 && $R server del s0"
+
+echo "# D: 300 sessions on one server"
+N=300
+check "server with 300 chunks of 64 KiB" vm "$H" \
+	"$R server add name s1 listen $A size $((N * 64))K mr-size 64K > /dev/null"
+check "$N devices of 64 KiB" vm -t 900 "$H" \
+	"for i in \$(seq $N); do $R dev add peer $A size 64K qps 1 queue-depth 1 keepalive 0 loss-timeout 0 > /dev/null || { echo device \$i; exit 1; }; done"
+expect_eq "server show -j lists $N clients" "$N" json "$H" "len(j[0]['clients'])" server show
+expect_eq "server show s1 -j lists $N clients" "$N" json "$H" "len(j[0]['clients'])" server show s1
+check "server show (text) lists $N clients" vm -t 60 "$H" \
+	"[ \$($R server show | grep -c ' client ') = $N ]"
+expect_eq "dev show -j lists $N devices" "$N" json "$H" "len(j)" dev show
+check "$N detaches" vm -t 900 "$H" \
+	"for d in \$(ls /sys/block | grep '^rmem'); do $R dev del \$d || exit 1; done"
+expect_eq "no client left" "0 0" json "$H" "len(j[0]['clients']), j[0]['used']" server show
+check "server del, unload" vm -t 60 "$H" "$R server del s1 && rmmod rmem"
+test_done

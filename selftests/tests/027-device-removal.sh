@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rmem-timeout: 900
+#
+# The RDMA device goes away under I/O (rdma link del: the same removal a
+# driver unbind or a NIC reset makes), two VMs:
+#
+#  A. on the client, while fio writes and verifies: rdma link del returns
+#     within seconds (rmem lets go of the device: no task stuck in D
+#     state); the device reconnects; when the link is added again (a new
+#     RDMA device) it reconnects over that one and fio finishes with every
+#     block verified;
+#  B. on the server, with a client attached and reading: rdma link del
+#     returns within seconds and removes the server; the client finds no
+#     server any more and goes dead (I/O fails, no hang);
+#  C. both modules unload afterwards.
+source "$(dirname "$0")/../lib.sh"
+
+lab_start two || exit 1
+S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
+
+# state VM DEV: the device's state
+state() { lab_exec "$1" "cat /sys/block/$2/rmem/state 2>/dev/null"; }
+# wait_state VM DEV STATE SECONDS
+wait_state()
+{
+	lab_exec -t $(($4 + 30)) "$1" "for i in \$(seq $(($4 * 5))); do [ \"\$(cat /sys/block/$2/rmem/state)\" = $3 ] && exit 0; sleep 0.2; done; echo state \$(cat /sys/block/$2/rmem/state); exit 1"
+}
+# link_del VM: rdma link del rxe0; prints the seconds it took
+link_del()
+{
+	lab_exec -t 120 "$1" "t0=\$(date +%s%N); timeout 60 rdma link del rxe0 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
+}
+link_add() { lab_exec -t 60 "$1" "rdma link add rxe0 type rxe netdev eth0 && for i in \$(seq 50); do rdma link show rxe0/1 | grep -q ACTIVE && exit 0; sleep 0.2; done; exit 1"; }
+no_d_state() { lab_exec "$1" "! ps -eo stat,comm | awk '\$1 ~ /^D/' | grep ."; }
+
+rmem_load "$S" || exit 1
+rmem_load "$C" || exit 1
+check "server" vm "$S" "$R server add name s0 listen $A size 96M > /dev/null"
+
+echo "# A: the client's RDMA device goes away under fio"
+check "attach (loss-timeout 60s)" vm -t 120 "$C" \
+	"$R dev add peer $A size 64M qps 2 keepalive 500ms loss-timeout 60s > /dev/null"
+vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=32M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
+sleep 4
+check "fio is running when the device goes" vm "$C" "[ ! -e /tmp/fio.rc ] && pgrep -x fio > /dev/null"
+T=$(link_del "$C") && echo "# ok: client rdma link del returned after $T ms" ||
+	{ echo "# FAIL: client rdma link del: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "within 20 s" test "${T:-99999}" -lt 20000
+check "no task in D state" no_d_state "$C"
+expect_eq "the device reconnects (no RDMA device yet)" "reconnecting" state "$C" rmem0
+check "a new RDMA device on the same link" link_add "$C"
+check "live again, over the new device" wait_state "$C" rmem0 live 60
+check "fio finished: no error, every block verified" vm -t 600 "$C" \
+	"while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=|WRITE:|READ:' /tmp/fio.out; [ \$(cat /tmp/fio.rc) = 0 ] && grep -q 'READ: .*io=32.0MiB' /tmp/fio.out"
+check "the kernel log names the removal" vm "$C" "dmesg | grep -q 'RDMA device rxe0 is being removed'"
+
+echo "# B: the server's RDMA device goes away"
+check "a fresh device with loss-timeout 10s" vm -t 120 "$C" \
+	"$R dev del rmem0 && $R dev add peer $A size 32M keepalive 500ms loss-timeout 10s > /dev/null"
+vm "$C" "rm -f /tmp/dd.rc; (dd if=/dev/rmem0 of=/dev/null bs=64k iflag=direct count=1000000 2>/tmp/dd.err; echo \$? > /tmp/dd.rc) > /dev/null 2>&1 &"
+sleep 2
+T=$(link_del "$S") && echo "# ok: server rdma link del returned after $T ms" ||
+	{ echo "# FAIL: server rdma link del: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "within 20 s" test "${T:-99999}" -lt 20000
+check "no task in D state on the server" no_d_state "$S"
+expect_eq "the server is gone" "" vm "$S" "$R server show"
+check "the server's log says why" vm "$S" "dmesg | grep -q 'server s0: RDMA device rxe0 is being removed'"
+check "the client's device goes dead (no server any more)" wait_state "$C" rmem0 dead 60
+check "the reader ends with an I/O error, no hang" vm -t 60 "$C" \
+	"for i in \$(seq 50); do [ -e /tmp/dd.rc ] && break; sleep 1; done; [ -e /tmp/dd.rc ] && [ \$(cat /tmp/dd.rc) != 0 ] && grep -q 'Input/output error' /tmp/dd.err"
+
+echo "# C: unload"
+check "client: dev del, unload" vm -t 60 "$C" "$R dev del rmem0 && rmmod rmem"
+check "server: unload" vm -t 60 "$S" "rmmod rmem"
+check "server: link back, load again" vm -t 60 "$S" "rdma link add rxe0 type rxe netdev eth0 && insmod $RMEM_KO && rmmod rmem"
+test_done
