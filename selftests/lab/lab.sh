@@ -53,11 +53,15 @@ RMEM_LAB_KERNEL=${RMEM_LAB_KERNEL:-}
 # interpreter under KASAN and lockdep takes ~20 s per PCI interrupt link
 # (80 s a boot): route PCI interrupts from the BIOS's PIRQ table instead.
 LAB_APPEND=${LAB_APPEND-${RMEM_LAB_KERNEL:+pci=noacpi}}
-# LAB_CPU: QEMU's -cpu.  On the debug kernel, no 5-level paging (6.1 has no
-# no5lvl parameter): with it, an interrupt during identify_boot_cpu() once
-# drew a KASAN wild-memory-access report in handle_edge_irq() (core
-# kernel, before any test ran).
-LAB_CPU=${LAB_CPU:-max${RMEM_LAB_KERNEL:+,la57=off}}
+# LAB_CPU: QEMU's -cpu (default qemu64).  With -cpu max, QEMU 7.2's TCG
+# killed a 6.12 memory server under heavy RDMA writes with double faults
+# whose saved EFLAGS had reserved bits set (no guest code can make that),
+# in rxe's receive path (crc32_pclmul's kernel_fpu_end(), an skb
+# allocation), with single- and multi-threaded TCG alike; qemu64 offers
+# no PCLMUL, AVX, XSAVE, PCID, PKU or 5-level paging, so the guest stays
+# off those emulated paths (stress, 6.12: max died at 903 s, qemu64 ran
+# 18 rounds, 1440 s, clean).  LAB_CPU=max still works for experiments.
+LAB_CPU=${LAB_CPU:-qemu64}
 # LAB_TCG_THREAD: QEMU's TCG threading, single (default) or multi.  With
 # multi (one host thread per vCPU), QEMU 7.2 let a 6.12 guest vCPU run
 # code another vCPU had already patched back (an int3 of a finished
