@@ -21,6 +21,7 @@
 #ifndef _RMEM_PROTO_H
 #define _RMEM_PROTO_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/rmem.h>
 
@@ -165,6 +166,13 @@ struct rmem_wire_chunk {
 	__le32 rkey;
 	__le32 reserved;
 } __packed;
+
+/*
+ * The most chunks a session has: a chunk table of at most 4 MiB.  The
+ * server never describes more; the client refuses a READY that does, so
+ * a peer cannot size the client's allocations.
+ */
+#define RMEM_WIRE_MAX_CHUNKS	(SZ_4M / sizeof(struct rmem_wire_chunk))
 
 static_assert(sizeof(struct rmem_wire_connect) == 56);
 static_assert(sizeof(struct rmem_wire_ready) == 88);

@@ -355,6 +355,8 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		pr_err_ratelimited("%s: a request was posted only in part\n",
 				   dev->name);
 		cmd->status = BLK_STS_IOERR;
+		/* the device refused it: counts against the retry budget */
+		cmd->hard_error = true;
 		WRITE_ONCE(cmd->partial, true);
 		rmem_dev_fail(dev);
 		return BLK_STS_OK;
@@ -363,12 +365,18 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		/*
 		 * Nothing was posted: the queue pair is broken (in the error
 		 * state, a fatal device error).  The connection is lost; the
-		 * request waits for the reconnect like any other, if it may.
+		 * request waits for the reconnect like any other, if it may,
+		 * and within its retry budget: a device that refuses it every
+		 * time must not loop it through reconnects for ever.
 		 */
 		WRITE_ONCE(queue->connected, false);
 		rmem_dev_fail(dev);
-		ret = rmem_dev_holds_io(dev, rq) ? BLK_STS_RESOURCE :
-						   BLK_STS_IOERR;
+		ret = BLK_STS_IOERR;
+		if (rmem_dev_holds_io(dev, rq) &&
+		    cmd->retries < RMEM_MAX_RETRIES) {
+			cmd->retries++;
+			ret = BLK_STS_RESOURCE;
+		}
 		goto out_unmap;
 	}
 	return BLK_STS_OK;
@@ -484,6 +492,12 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 	switch (READ_ONCE(dev->state)) {
 	case RMEM_DEV_STATE_LIVE:
 		pr_warn_ratelimited("%s: request timed out\n", dev->name);
+		/*
+		 * Its flush completion reissues it after the reconnect; a
+		 * request the server never answers counts against its retry
+		 * budget like one it refuses.
+		 */
+		WRITE_ONCE(cmd->hard_error, true);
 		rmem_dev_fail(dev);
 		break;
 	case RMEM_DEV_STATE_DEAD:
@@ -744,7 +758,8 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
  * rmem_blk_create() - create and announce /dev/rmemN
  * @dev: a connected device
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno; if the disk could not be added, it is
+ * left for rmem_blk_free().
  */
 int rmem_blk_create(struct rmem_dev *dev)
 {
@@ -781,14 +796,13 @@ int rmem_blk_create(struct rmem_dev *dev)
 	set_capacity(disk, dev->cfg.size >> SECTOR_SHIFT);
 	dev->disk = disk;
 
-	ret = device_add_disk(NULL, disk, rmem_disk_groups);
-	if (ret)
-		goto out_put_disk;
-	return 0;
+	/*
+	 * On failure the disk stays for rmem_blk_free(): failure handling
+	 * (started by the partition scan's I/O) may still use its queue
+	 * until rmem_dev_free() has stopped it.
+	 */
+	return device_add_disk(NULL, disk, rmem_disk_groups);
 
-out_put_disk:
-	put_disk(disk);
-	dev->disk = NULL;
 out_free_tag_set:
 	blk_mq_free_tag_set(set);
 	return ret;

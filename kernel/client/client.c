@@ -164,6 +164,13 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		if (ret)
 			goto out_free_dev;
 	}
+	/*
+	 * Registered before live: a loss while device_add_disk() scans for
+	 * partitions reconnects (with a loss timeout) like any later one.
+	 * On failure, rmem_dev_free() stops the recovery before the disk
+	 * goes.
+	 */
+	WRITE_ONCE(dev->registered, true);
 	WRITE_ONCE(dev->state, RMEM_DEV_STATE_LIVE);
 	ret = rmem_blk_create(dev);
 	if (ret) {
@@ -171,7 +178,6 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		goto out_free_dev;
 	}
 	list_add_tail(&dev->node, &rmem_devs);
-	WRITE_ONCE(dev->registered, true);
 	rmem_dev_start_ka(dev);
 	rmem_dev_check_queues(dev);
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks\n",

@@ -145,6 +145,7 @@ struct rmem_remote_chunk {
  * @ctl_cqe: completion of control work requests on queue pair 0
  * @ctl_done: signalled by @ctl_cqe
  * @ctl_status: status of the last control completion
+ * @ctl_len: bytes received by the last control completion (a receive)
  * @table_buf: page the chunk table is read into
  * @table_dma: DMA address of @table_buf while mapped, else 0
  * @zero: zeroed buffer for discard/write-zeroes
@@ -197,6 +198,7 @@ struct rmem_dev {
 	struct ib_cqe ctl_cqe;
 	struct completion ctl_done;
 	enum ib_wc_status ctl_status;
+	u32 ctl_len;
 	void *table_buf;
 	u64 table_dma;
 	void *zero;

@@ -11,6 +11,7 @@
 
 #include <crypto/algapi.h>
 #include <linux/cpumask.h>
+#include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -126,6 +127,7 @@ void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 					    ctl_cqe);
 
 	dev->ctl_status = wc->status;
+	dev->ctl_len = wc->byte_len;
 	complete(&dev->ctl_done);
 }
 
@@ -357,7 +359,11 @@ static int rmem_queue_post_ready_recv(struct rmem_queue *queue)
 	sge.addr = dev->ready_dma;
 	sge.length = sizeof(*dev->ready);
 	sge.lkey = dev->pd->local_dma_lkey;
-	/* reposted on every reconnect, after the CPU read the last one */
+	/*
+	 * Reposted on every reconnect, after the CPU read the last one:
+	 * cleared, so a short READY cannot pass with the last one's fields.
+	 */
+	memset(dev->ready, 0, sizeof(*dev->ready));
 	ib_dma_sync_single_for_device(dev->ibdev, dev->ready_dma,
 				      sizeof(*dev->ready), DMA_FROM_DEVICE);
 	wr.wr_cqe = &dev->ctl_cqe;
@@ -501,6 +507,9 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 					   RMEM_CM_QP_SETUP);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/* late, on a queue pair being torn down: not connected */
+		if (queue->closing)
+			break;
 		WRITE_ONCE(queue->connected, true);
 		rmem_queue_cm_fail(queue, 0, RMEM_CM_OK);
 		break;
@@ -603,6 +612,7 @@ int rmem_queue_connect(struct rmem_queue *queue,
 	int ret;
 
 	init_completion(&queue->cm_done);
+	WRITE_ONCE(queue->connected, false);
 	queue->cm_error = -ETIMEDOUT;
 	queue->cm_why = RMEM_CM_TIMEOUT;
 	id = rdma_create_id(&init_net, rmem_client_cm_handler, queue,
@@ -646,7 +656,7 @@ int rmem_queue_connect(struct rmem_queue *queue,
 int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 {
 	const struct rmem_wire_ready *r = dev->ready;
-	u64 chunk_size, size;
+	u64 chunk_size, size, total;
 	u32 nr;
 
 	if (!wait_for_completion_timeout(&dev->ctl_done, dev->has_session ?
@@ -661,7 +671,8 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 	}
 	ib_dma_sync_single_for_cpu(dev->ibdev, dev->ready_dma, sizeof(*r),
 				   DMA_FROM_DEVICE);
-	if (le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
+	if (dev->ctl_len != sizeof(*r) ||
+	    le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
 	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION || r->reserved) {
 		NL_SET_ERR_MSG(extack,
 			       "server sent a session description in another protocol version");
@@ -678,10 +689,11 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 	chunk_size = le64_to_cpu(r->chunk_size);
 	size = le64_to_cpu(r->size);
 	nr = le32_to_cpu(r->nr_chunks);
+	/* nr is size / chunk_size rounded up, and small: it sizes allocations */
 	if (!is_power_of_2(chunk_size) || chunk_size < PAGE_SIZE ||
-	    size != dev->cfg.size || !nr ||
-	    (u64)nr * chunk_size < size ||
-	    (u64)nr * chunk_size - size >= chunk_size ||
+	    size != dev->cfg.size || !nr || nr > RMEM_WIRE_MAX_CHUNKS ||
+	    check_mul_overflow((u64)nr, chunk_size, &total) || total < size ||
+	    total - size >= chunk_size ||
 	    le32_to_cpu(r->table_len) != nr * sizeof(struct rmem_wire_chunk)) {
 		NL_SET_ERR_MSG(extack, "server sent an inconsistent session description");
 		return -EPROTO;
@@ -722,7 +734,8 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 	u64 dma;
 	int ret = 0;
 
-	dev->chunks = kvcalloc(dev->nr_chunks, sizeof(*dev->chunks), GFP_KERNEL);
+	dev->chunks = kvcalloc(dev->nr_chunks, sizeof(*dev->chunks),
+			       GFP_KERNEL | __GFP_NOWARN);
 	/* freed with the device: a READ may be in flight after a timeout */
 	dev->table_buf = (void *)__get_free_page(GFP_KERNEL);
 	buf = dev->table_buf;
@@ -753,6 +766,9 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		unsigned int i, first = off / sizeof(*buf);
 
 		reinit_completion(&dev->ctl_done);
+		/* the page is the device's again for this READ */
+		ib_dma_sync_single_for_device(dev->ibdev, dma, len,
+					      DMA_FROM_DEVICE);
 		ret = ib_post_send(qp, &wr.wr, NULL);
 		if (ret)
 			break;

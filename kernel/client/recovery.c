@@ -29,16 +29,31 @@
 /* How long the loss deadline waits for an attempt that got READY. */
 #define RMEM_DEADLINE_GRACE	(10 * HZ)
 
+/*
+ * The barrier after the device stopped being live: every ->queue_rq()
+ * from here on sees that and leaves the queue pairs alone.  The queue is
+ * not left quiesced (held requests cycle through ->queue_rq()).
+ */
+static void rmem_dev_queue_barrier(struct rmem_dev *dev)
+{
+	if (!dev->disk)
+		return;
+	blk_mq_quiesce_queue(dev->disk->queue);
+	blk_mq_unquiesce_queue(dev->disk->queue);
+}
+
 /**
  * rmem_dev_abort_queues() - disconnect and drain every queue pair
  * @dev: a device nothing reconnects any more: dead, or being deleted
  *
- * Outstanding requests complete (flushed), partly posted ones too.
+ * Outstanding requests complete (flushed), partly posted ones too: after
+ * the barrier no ->queue_rq() still posts to a queue pair drained here.
  */
 void rmem_dev_abort_queues(struct rmem_dev *dev)
 {
 	unsigned int i;
 
+	rmem_dev_queue_barrier(dev);
 	mutex_lock(&dev->qlock);
 	rmem_dev_disconnect(dev);
 	for (i = 0; i < dev->nr_queues; i++) {
@@ -69,19 +84,6 @@ void rmem_dev_abort(struct rmem_dev *dev)
 }
 
 /*
- * The barrier after the device stopped being live: every ->queue_rq()
- * from here on sees that and leaves the queue pairs alone.  The queue is
- * not left quiesced (held requests cycle through ->queue_rq()).
- */
-static void rmem_dev_queue_barrier(struct rmem_dev *dev)
-{
-	if (!dev->disk)
-		return;
-	blk_mq_quiesce_queue(dev->disk->queue);
-	blk_mq_unquiesce_queue(dev->disk->queue);
-}
-
-/*
  * The connection is lost: a live device goes reconnecting (with a loss
  * timeout and its disk registered; @reconnect queues the first attempt)
  * or dead.  Return: the state it was in (only a live one changes).
@@ -109,7 +111,6 @@ static unsigned int rmem_dev_lose(struct rmem_dev *dev, bool reconnect)
 	    RMEM_DEV_STATE_LIVE)
 		return READ_ONCE(dev->state);
 	/* fail outstanding I/O first; the announcement allocates */
-	rmem_dev_queue_barrier(dev);
 	rmem_dev_abort_queues(dev);
 	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
 	       dev->name, &dev->cfg.peer);

@@ -288,7 +288,7 @@ bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks)
 	const struct ib_device_attr *a = &srv->ibdev->attrs;
 	u64 tlen = nr_chunks * sizeof(struct rmem_wire_chunk);
 
-	return nr_chunks < (u64)a->max_mr &&
+	return nr_chunks < (u64)a->max_mr && nr_chunks <= RMEM_WIRE_MAX_CHUNKS &&
 	       PAGE_ALIGN(tlen) >> PAGE_SHIFT <= a->max_fast_reg_page_list_len &&
 	       get_order(tlen) <= MAX_PAGE_ORDER;
 }
@@ -778,6 +778,32 @@ out_unlock:
 
 /* ---- netlink replies --------------------------------------------------- */
 
+/*
+ * Where a dump goes on: after the server @cookie names (@from 0), or in
+ * it (@from set).  Gone since the last call: its successors moved up
+ * one, so @pos already names the next server; start that one afresh.
+ */
+static void rmem_server_dump_resume(const char *name, unsigned long *pos,
+				    unsigned long *from, unsigned long cookie)
+{
+	struct rmem_server *srv;
+	unsigned long k = 0;
+
+	list_for_each_entry(srv, &rmem_servers, node) {
+		if (name && strcmp(srv->name, name))
+			continue;
+		if (rmem_server_cookie(srv) == cookie) {
+			*pos = *from ? k : k + 1;
+			return;
+		}
+		k++;
+	}
+	if (*from)
+		*from = 0;
+	else if (*pos)
+		(*pos)--;
+}
+
 /**
  * rmem_server_dump() - dump servers, several messages for a big one
  * @skb: the dump buffer
@@ -786,8 +812,10 @@ out_unlock:
  * @pos: in: servers done; out: servers done
  * @from: in: clients of the next server already dumped; out: the same;
  *	NULL: one message a server, with all its clients
- * @cookie: in: the identity of the server @from is about; out: the same
- *	(a server deleted meanwhile moves the others: start afresh)
+ * @cookie: in and out: the identity of the server @from is about, or
+ *	(@from 0) of the last server done; 0 at the start.  The dump resumes
+ *	by it, not by @pos alone: a server deleted between two calls moves
+ *	the others, and none may be skipped or shown twice
  * @extack: error reporting
  *
  * A server whose clients do not fit one message goes on in the next ones
@@ -812,6 +840,8 @@ int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
 		ret = -ENOENT;
 		goto out_unlock;
 	}
+	if (from && *cookie)
+		rmem_server_dump_resume(name, pos, from, *cookie);
 	list_for_each_entry(srv, &rmem_servers, node) {
 		if (name && strcmp(srv->name, name))
 			continue;
@@ -824,9 +854,6 @@ int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
 			(*pos)++;
 			continue;
 		}
-		if (*from && *cookie != rmem_server_cookie(srv))
-			*from = 0;
-		*cookie = rmem_server_cookie(srv);
 		do {
 			hdr = rmem_msg_put(skb, m);
 			if (!hdr) {
@@ -841,9 +868,11 @@ int rmem_server_dump(struct sk_buff *skb, const struct rmem_msg *m,
 				break;
 			}
 			genlmsg_end(skb, hdr);
+			*cookie = rmem_server_cookie(srv);
 		} while (ret == -EAGAIN);
 		ret = 0;
 		*from = 0;
+		*cookie = rmem_server_cookie(srv);
 		(*pos)++;
 	}
 out_unlock:

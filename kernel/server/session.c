@@ -130,9 +130,12 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 	return 0;
 }
 
-/* Register the chunk table for remote reading and send READY. */
+/*
+ * Register the chunk table for remote reading and send READY.  *@sent
+ * says whether READY was posted: only then may the client have it.
+ */
 static int rmem_session_send_ready(struct rmem_session *sess,
-				   enum rmem_wire_status status)
+				   enum rmem_wire_status status, bool *sent)
 {
 	struct ib_device *ibdev = sess->srv->ibdev;
 	struct rmem_wire_ready *r = sess->ready;
@@ -142,6 +145,7 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 	struct ib_sge sge;
 	int ret;
 
+	*sent = false;
 	r->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
 	r->version = cpu_to_le16(RMEM_WIRE_VERSION);
 	r->status = cpu_to_le16(status);
@@ -183,6 +187,7 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 	send.num_sge = 1;
 	ib_dma_sync_single_for_device(ibdev, sess->ready_dma, sizeof(*r),
 				      DMA_TO_DEVICE);
+	*sent = true;
 	return rmem_session_post_wait(sess, &send, &send);
 }
 
@@ -203,6 +208,7 @@ static void rmem_session_setup_work(struct work_struct *work)
 						 setup_work);
 	struct rmem_server *srv = sess->srv;
 	enum rmem_wire_status status = RMEM_WIRE_OK;
+	bool first, sent;
 	int ret;
 
 	/* queued by an ESTABLISHED that raced with a loss: nothing to set up */
@@ -213,7 +219,8 @@ static void rmem_session_setup_work(struct work_struct *work)
 	}
 	mutex_unlock(&srv->lock);
 	/* a reconnect finds the memory zeroed and registered already */
-	if (!sess->was_live) {
+	first = !sess->was_live;
+	if (first) {
 		rmem_server_zero_chunks(srv, sess);
 		ret = rmem_session_reg_chunks(sess);
 		if (ret) {
@@ -231,16 +238,17 @@ static void rmem_session_setup_work(struct work_struct *work)
 	mutex_unlock(&srv->lock);
 	/* testing only: a window in which a link flap hits READY */
 	rmem_session_fault_delay(sess);
-	ret = rmem_session_send_ready(sess, status);
+	ret = rmem_session_send_ready(sess, status, &sent);
 	if (ret || status != RMEM_WIRE_OK) {
 		mutex_lock(&srv->lock);
 		/*
-		 * Registration failed: nothing worth keeping.  READY failed
-		 * (a link flap, the client gone): the client may have it, and
-		 * a session it has used is held for its reconnect, never
-		 * released by a transient failure.
+		 * Registration failed, or a new session's READY never went
+		 * out (no client has its token): nothing worth keeping.
+		 * READY failed (a link flap, the client gone): the client
+		 * may have it, and a session it has used is held for its
+		 * reconnect, never released by a transient failure.
 		 */
-		if (status != RMEM_WIRE_OK)
+		if (status != RMEM_WIRE_OK || (first && !sent))
 			rmem_session_kill(sess);
 		else
 			rmem_session_lost(sess);

@@ -49,7 +49,10 @@ expect_eq "the pool is empty again" "0" json "$H" "j[0]['used']" server show
 
 check "attach for the deep-queue detach" vm -t 60 "$H" "$R dev add peer $A size 16M qps 2 > /dev/null"
 vm "$H" "rm -f /tmp/fio.rc; (fio --name=d --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2 --rw=randrw --bs=4k --size=16M --time_based --runtime=60 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
-sleep 5
+# not a fixed sleep: fio may take seconds to start under TCG (seen: 5 s
+# were not enough, the del then succeeded on an idle device)
+check "fio has I/O in flight on rmem0" vm -t 90 "$H" \
+	"for i in \$(seq 250); do [ -e /tmp/fio.rc ] && { cat /tmp/fio.out; exit 1; }; read -r r w < /sys/block/rmem0/inflight; [ \$((r + w)) -gt 0 ] && exit 0; sleep 0.3; done; exit 1"
 expect_err "dev del without force while fio runs at QD32 is refused" "in use.*force" "$H" "$R dev del rmem0"
 expect_eq "the device is still live after the refused del" "live" json "$H" "j[0]['state']" dev show
 check "dev del force while fio runs at QD32 returns" vm -t 60 "$H" "$R dev del rmem0 force"
