@@ -7,6 +7,7 @@
  * offending attribute.  Device state changes are multicast on "events".
  */
 #include <linux/log2.h>
+#include <linux/rwsem.h>
 #include <net/genetlink.h>
 #include <linux/rmem.h>
 
@@ -15,7 +16,13 @@
 #include "rmem.h"
 #include "server/server.h"
 
+/*
+ * Whether the family is registered, for events; an event is sent under
+ * the read side, so rmem_nl_exit() never unregisters the family under a
+ * multicast (unload tears devices down after the family is gone).
+ */
 static bool rmem_nl_registered;
+static DECLARE_RWSEM(rmem_nl_events_sem);
 
 enum { RMEM_MCGRP_EVENTS_IDX };
 
@@ -446,18 +453,20 @@ void rmem_nl_notify_dev(struct rmem_dev *dev)
 	struct rmem_msg m = { .cmd = RMEM_CMD_DEV_STATE_NTF };
 	struct sk_buff *msg;
 
-	/* module unload tears devices down after the family is gone */
-	if (!READ_ONCE(rmem_nl_registered))
-		return;
+	down_read(&rmem_nl_events_sem);
+	if (!rmem_nl_registered)
+		goto out_unlock;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return;
+		goto out_unlock;
 	if (rmem_nl_put_dev_msg(msg, &m, dev)) {
 		nlmsg_free(msg);
-		return;
+		goto out_unlock;
 	}
 	genlmsg_multicast(&rmem_nl_family, msg, 0, RMEM_MCGRP_EVENTS_IDX,
 			  GFP_KERNEL);
+out_unlock:
+	up_read(&rmem_nl_events_sem);
 }
 
 static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
@@ -782,7 +791,9 @@ int rmem_nl_init(void)
 {
 	int ret = genl_register_family(&rmem_nl_family);
 
-	WRITE_ONCE(rmem_nl_registered, !ret);
+	down_write(&rmem_nl_events_sem);
+	rmem_nl_registered = !ret;
+	up_write(&rmem_nl_events_sem);
 	return ret;
 }
 
@@ -791,6 +802,8 @@ int rmem_nl_init(void)
  */
 void rmem_nl_exit(void)
 {
-	WRITE_ONCE(rmem_nl_registered, false);
+	down_write(&rmem_nl_events_sem);
+	rmem_nl_registered = false;
+	up_write(&rmem_nl_events_sem);
 	genl_unregister_family(&rmem_nl_family);
 }
