@@ -14,8 +14,9 @@
 #     is live afterwards and other I/O works;
 #  C. attach time does not depend on what earlier clients used: right
 #     after 1 GiB was released (dirty, not yet zeroed), a 128 MiB attach
-#     that clean memory can serve takes less than twice as long as on a
-#     clean pool (the old code zeroed recycled chunks in the attach path);
+#     that clean memory can serve takes less than four times as long as on
+#     a clean pool (the background zeroing shares the lab's one host
+#     thread; the old code zeroed recycled chunks in the attach path);
 #     once the 1 GiB is zeroed in the background, a 1 GiB attach takes
 #     less than twice as long as the same attach on a clean pool.  (An
 #     attach that only dirty memory can serve waits for its zeroing: no
@@ -74,7 +75,11 @@ again=$(lab_exec -t 300 "$H" "$R dev del rmem0 || exit 1; t0=\$(date +%s%N); $R 
 	echo "# ok: detach the 1 GiB device; a 128 MiB attach right after: $again ms" ||
 	{ echo "# FAIL: detach, attach: $again"; LAB_FAILS=$((LAB_FAILS + 1)); again=999999; }
 echo "# dirty after that attach: $(json "$H" "j[0]['dirty']" server show) bytes"
-check "within twice the clean attach time ($again <= 2 * $small ms)" test "$again" -le $((2 * small))
+# the server zeroes the 1 GiB meanwhile, on the other vCPU; single-threaded
+# TCG runs both vCPUs on one host thread, so that alone about doubles the
+# attach here (274 against 123 ms seen); zeroing 1 GiB in the attach path
+# takes seconds
+check "within four times the clean attach time ($again <= 4 * $small ms)" test "$again" -le $((4 * small))
 check "the new device reads zeros" vm -t 300 "$H" "cmp -n 134217728 /dev/rmem0 /dev/zero"
 check "detach it" vm -t 120 "$H" "$R dev del rmem0"
 check "the server zeroes it in the background (dirty drops to 0)" vm -t 300 "$H" \
