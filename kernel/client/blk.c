@@ -49,6 +49,19 @@ static bool rmem_dev_holds_io(struct rmem_dev *dev, struct request *rq)
 		state == RMEM_DEV_STATE_LIVE);
 }
 
+/*
+ * Whether a failed request goes again once the device has reconnected:
+ * it may wait (rmem_dev_holds_io()), and a failure of its own (not of the
+ * connection) has not yet used up its retry budget.
+ */
+static bool rmem_rq_goes_again(struct rmem_dev *dev, struct request *rq)
+{
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+
+	return cmd->status && rmem_dev_holds_io(dev, rq) &&
+	       (!cmd->hard_error || cmd->retries < RMEM_MAX_RETRIES);
+}
+
 static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
 			    blk_status_t status)
 {
@@ -118,8 +131,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 				rq_dma_dir(rq));
 		cmd->nr_sgl = 0;
 	}
-	if (!cmd->status || !rmem_dev_holds_io(queue->dev, rq) ||
-	    (cmd->hard_error && cmd->retries >= RMEM_MAX_RETRIES))
+	if (!rmem_rq_goes_again(queue->dev, rq))
 		rmem_rq_account(queue, rq, cmd->status);
 	WRITE_ONCE(queue->last_done, jiffies);
 	if (likely(!blk_should_fake_timeout(rq->q)))
@@ -406,16 +418,15 @@ static void rmem_complete_rq(struct request *rq)
 	 * reconnect would also restart the loss timeout).  The kick makes
 	 * sure a request requeued after the device's last kick still goes.
 	 */
-	if (cmd->status && rmem_dev_holds_io(dev, rq)) {
-		if (!cmd->hard_error || cmd->retries < RMEM_MAX_RETRIES) {
-			cmd->retries += cmd->hard_error;
-			blk_mq_requeue_request(rq, true);
-			return;
-		}
+	if (rmem_rq_goes_again(dev, rq)) {
+		cmd->retries += cmd->hard_error;
+		blk_mq_requeue_request(rq, true);
+		return;
+	}
+	if (cmd->status && cmd->hard_error && rmem_dev_holds_io(dev, rq))
 		pr_err_ratelimited("%s: I/O error at sector %llu after %u retries\n",
 				   dev->name, (unsigned long long)blk_rq_pos(rq),
 				   cmd->retries);
-	}
 	blk_mq_end_request(rq, cmd->status);
 }
 

@@ -121,6 +121,8 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	return dev;
 }
 
+static void rmem_dev_destroy(struct rmem_dev *dev, bool force);
+
 /**
  * rmem_dev_add() - attach remote memory as a new block device
  * @cfg: peer, size, volume, queue pairs, queue depth, name
@@ -164,20 +166,27 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		if (ret)
 			goto out_free_dev;
 	}
-	/*
-	 * Registered before live: a loss while device_add_disk() scans for
-	 * partitions reconnects (with a loss timeout) like any later one.
-	 * On failure, rmem_dev_free() stops the recovery before the disk
-	 * goes.
-	 */
-	WRITE_ONCE(dev->registered, true);
 	WRITE_ONCE(dev->state, RMEM_DEV_STATE_LIVE);
 	ret = rmem_blk_create(dev);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot create the block device");
 		goto out_free_dev;
 	}
+	/*
+	 * Reconnects (and I/O held for them) only from here: a loss while
+	 * device_add_disk() scanned for partitions made the device dead and
+	 * failed the scan's reads, and the attach fails, rather than hold
+	 * rmem_devs_lock for a loss timeout.
+	 */
+	WRITE_ONCE(dev->registered, true);
 	list_add_tail(&dev->node, &rmem_devs);
+	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE) {
+		NL_SET_ERR_MSG(extack,
+			       "lost the connection to the server while adding the disk");
+		rmem_dev_destroy(dev, true);
+		ret = -ECONNRESET;
+		goto out_unlock;
+	}
 	rmem_dev_start_ka(dev);
 	rmem_dev_check_queues(dev);
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks\n",

@@ -44,13 +44,15 @@ static struct rmem_server *rmem_server_find(const char *name)
 	return NULL;
 }
 
-/* What identifies a server across the calls of one dump. */
+/*
+ * What identifies a server across the calls of one dump: its place in
+ * the order of creation, which is the list's.  Under rmem_servers_lock.
+ */
+static unsigned long rmem_servers_seq;
+
 static unsigned long rmem_server_cookie(const struct rmem_server *srv)
 {
-	unsigned long c;
-
-	memcpy(&c, srv->id, sizeof(c));
-	return c;
+	return srv->seq;
 }
 
 /* ---- chunks ------------------------------------------------------------ */
@@ -463,6 +465,7 @@ int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 		goto out_free_server;
 	}
 	*bad_attr = 0;
+	srv->seq = ++rmem_servers_seq;
 	list_add_tail(&srv->node, &rmem_servers);
 	pr_info("server %s: pool %llu MiB in %u chunks of %llu KiB (memory regions registered with %lu KiB pages, device %s)\n",
 		srv->name, ((u64)srv->nr_chunks << srv->chunk_shift) >> 20,
@@ -779,29 +782,31 @@ out_unlock:
 /* ---- netlink replies --------------------------------------------------- */
 
 /*
- * Where a dump goes on: after the server @cookie names (@from 0), or in
- * it (@from set).  Gone since the last call: its successors moved up
- * one, so @pos already names the next server; start that one afresh.
+ * Where a dump goes on: in the server @cookie names (@from set), or at
+ * the first one created after it.  The list is in the order of creation,
+ * so servers deleted since the last call, that one included, shift
+ * nothing: a server that is gone is followed by its first successor,
+ * which starts afresh.
  */
 static void rmem_server_dump_resume(const char *name, unsigned long *pos,
 				    unsigned long *from, unsigned long cookie)
 {
-	struct rmem_server *srv;
+	struct rmem_server *srv, *next = NULL;
 	unsigned long k = 0;
 
 	list_for_each_entry(srv, &rmem_servers, node) {
 		if (name && strcmp(srv->name, name))
 			continue;
-		if (rmem_server_cookie(srv) == cookie) {
-			*pos = *from ? k : k + 1;
-			return;
+		if (rmem_server_cookie(srv) > cookie ||
+		    (*from && rmem_server_cookie(srv) == cookie)) {
+			next = srv;
+			break;
 		}
 		k++;
 	}
-	if (*from)
+	if (!next || rmem_server_cookie(next) != cookie)
 		*from = 0;
-	else if (*pos)
-		(*pos)--;
+	*pos = k;
 }
 
 /**

@@ -68,6 +68,7 @@ struct rmem_volume {
  * @listen_id: the rdma_cm listener
  * @ibdev: RDMA device of @addr
  * @id: random pool identity
+ * @seq: number in the order of creation (the order of the list), from 1
  * @chunk_size: bytes per chunk (a power of two)
  * @chunk_shift: log2(@chunk_size)
  * @block_order: page order of the blocks making a chunk
@@ -102,6 +103,7 @@ struct rmem_server {
 	struct rdma_cm_id *listen_id;
 	struct ib_device *ibdev;
 	u8 id[RMEM_ID_LEN];
+	unsigned long seq;
 	u64 chunk_size;
 	unsigned int chunk_shift;
 	unsigned int block_order;

@@ -46,9 +46,13 @@ static void rmem_session_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&sess->reg_done);
 }
 
-/* Post a chain of work requests, the last one signalled, and wait for it. */
+/*
+ * Post a chain of work requests, the last one signalled, and wait for it.
+ * *@posted (if not NULL) says whether the chain was posted.
+ */
 static int rmem_session_post_wait(struct rmem_session *sess,
-				  struct ib_send_wr *first, struct ib_send_wr *last)
+				  struct ib_send_wr *first, struct ib_send_wr *last,
+				  bool *posted)
 {
 	struct ib_qp *qp = sess->conns[0]->cm_id->qp;
 	int ret;
@@ -59,6 +63,8 @@ static int rmem_session_post_wait(struct rmem_session *sess,
 	ret = ib_post_send(qp, first, NULL);
 	if (ret)
 		return ret;
+	if (posted)
+		*posted = true;
 	if (!wait_for_completion_timeout(&sess->reg_done, RMEM_SETUP_TIMEOUT))
 		return -ETIMEDOUT;
 	return sess->reg_status == IB_WC_SUCCESS ? 0 : -EIO;
@@ -121,7 +127,7 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 			wrs[n - 1].wr.next = &wrs[n].wr;
 		if (++n == RMEM_REG_BATCH || i + 1 == sess->nr_chunks) {
 			ret = rmem_session_post_wait(sess, &wrs[0].wr,
-						     &wrs[n - 1].wr);
+						     &wrs[n - 1].wr, NULL);
 			if (ret)
 				return ret;
 			n = 0;
@@ -163,7 +169,7 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 			sess->table_mr = NULL;
 			return ret;
 		}
-		ret = rmem_session_post_wait(sess, &reg.wr, &reg.wr);
+		ret = rmem_session_post_wait(sess, &reg.wr, &reg.wr, NULL);
 		if (ret)
 			return ret;
 	}
@@ -187,8 +193,7 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 	send.num_sge = 1;
 	ib_dma_sync_single_for_device(ibdev, sess->ready_dma, sizeof(*r),
 				      DMA_TO_DEVICE);
-	*sent = true;
-	return rmem_session_post_wait(sess, &send, &send);
+	return rmem_session_post_wait(sess, &send, &send, sent);
 }
 
 /* fault_ready_delay_ms: wait, but not for a session that is going */
@@ -248,10 +253,14 @@ static void rmem_session_setup_work(struct work_struct *work)
 		 * may have it, and a session it has used is held for its
 		 * reconnect, never released by a transient failure.
 		 */
-		if (status != RMEM_WIRE_OK || (first && !sent))
+		if (status != RMEM_WIRE_OK || (first && !sent)) {
+			/* a volume this attach created goes with it */
+			if (first)
+				sess->was_live = false;
 			rmem_session_kill(sess);
-		else
+		} else {
 			rmem_session_lost(sess);
+		}
 		mutex_unlock(&srv->lock);
 		return;
 	}

@@ -112,8 +112,8 @@ T=$(wait_state rmem0 reconnecting 20) && echo "# ok: reconnecting after $T ms" |
 vm "$C" "(dd if=/dev/rmem0 of=/dev/null bs=4k count=1 iflag=direct 2> /tmp/dd2.err; echo \$? > /tmp/dd2.rc) > /dev/null 2>&1 &"
 # the read is submitted and held by the device (dd waits in the kernel
 # for it), not one that would only open the device after it is gone
-check "the read is held by the reconnecting device" vm -t 30 "$C" \
-	"sleep 2; [ ! -e /tmp/dd2.rc ] && [ \"\$(ps -o stat= -C dd | cut -c1)\" = D ]"
+check "the read is held by the reconnecting device" vm -t 60 "$C" \
+	"for i in \$(seq 100); do [ \"\$(ps -o stat= -C dd | cut -c1)\" = D ] && break; sleep 0.2; done; sleep 1; ps -o stat=,args= -C dd; [ ! -e /tmp/dd2.rc ] && [ \"\$(ps -o stat= -C dd | cut -c1)\" = D ]"
 T=$(lab_exec -t 60 "$C" "t0=\$(date +%s%N); $R dev del rmem0 force && echo \$(( (\$(date +%s%N) - t0) / 1000000 ))") &&
 	echo "# ok: dev del returned after $T ms" ||
 	{ echo "# FAIL: dev del: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
