@@ -153,14 +153,18 @@ static bool rmem_dev_progress(struct rmem_dev *dev, unsigned long since)
 
 /*
  * Probes go on queue pair 0 (probe.c).  A late probe is a lost connection
- * only if no request completed meanwhile: a probe merely queued behind a
- * deep queue of I/O that still completes is not.
+ * only if no request completed for as long as a probe may be late: a
+ * probe merely queued behind a deep queue of I/O that still completes is
+ * not.  Not "since the probe was sent": requests that completed between
+ * the probe and a loss would hide the loss until their own timeout.
  */
 static void rmem_dev_ka_work(struct work_struct *work)
 {
 	struct rmem_dev *dev = container_of(to_delayed_work(work),
 					    struct rmem_dev, ka_work);
 	struct rmem_queue *queue = &dev->queues[0];
+	unsigned long window = RMEM_KA_MISSES *
+			       msecs_to_jiffies(dev->cfg.keepalive_ms);
 	struct ib_qp *qp = NULL;
 
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE)
@@ -168,7 +172,7 @@ static void rmem_dev_ka_work(struct work_struct *work)
 	if (READ_ONCE(queue->connected))
 		qp = queue->cm_id->qp;
 	if (rmem_probe_tick(&dev->ka, qp, dev->cfg.keepalive_ms) ==
-	    RMEM_PROBE_LATE && !rmem_dev_progress(dev, dev->ka.sent)) {
+	    RMEM_PROBE_LATE && !rmem_dev_progress(dev, jiffies - window)) {
 		pr_warn("%s: connection probe unanswered for %u ms\n",
 			dev->name, jiffies_to_msecs(jiffies - dev->ka.sent));
 		rmem_dev_fail(dev);
