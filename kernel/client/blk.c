@@ -62,15 +62,11 @@ static bool rmem_rq_goes_again(struct rmem_dev *dev, struct request *rq)
 	       (!cmd->hard_error || cmd->retries < RMEM_MAX_RETRIES);
 }
 
-static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
-			    blk_status_t status)
+/* A request completed successfully: count it (in its queue's CQ context). */
+static void rmem_rq_account(struct rmem_queue *queue, struct request *rq)
 {
 	struct rmem_stats *st = &queue->stats;
 
-	if (status) {
-		st->errors++;
-		return;
-	}
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
 		st->reads++;
@@ -131,8 +127,8 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 				rq_dma_dir(rq));
 		cmd->nr_sgl = 0;
 	}
-	if (!rmem_rq_goes_again(queue->dev, rq))
-		rmem_rq_account(queue, rq, cmd->status);
+	if (!cmd->status)
+		rmem_rq_account(queue, rq);
 	WRITE_ONCE(queue->last_done, jiffies);
 	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
@@ -311,7 +307,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		/* a lost connection holds I/O until reconnected or dead */
 		if (rmem_dev_holds_io(dev, rq))
 			return BLK_STS_RESOURCE;
-		atomic64_inc(&dev->submit_errors);
+		atomic64_inc(&dev->errors);
 		return BLK_STS_IOERR;
 	}
 	cmd->queue = queue;
@@ -342,7 +338,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	if (unlikely(pos + blk_rq_bytes(rq) > dev->cfg.size ||
 		     !blk_rq_bytes(rq))) {
-		atomic64_inc(&dev->submit_errors);
+		atomic64_inc(&dev->errors);
 		return BLK_STS_IOERR;
 	}
 
@@ -400,7 +396,7 @@ out_unmap:
 out_fail:
 	/* a requeue (BLK_STS_RESOURCE) is not a failed request */
 	if (ret != BLK_STS_RESOURCE)
-		atomic64_inc(&dev->submit_errors);
+		atomic64_inc(&dev->errors);
 	return ret;
 }
 
@@ -423,10 +419,15 @@ static void rmem_complete_rq(struct request *rq)
 		blk_mq_requeue_request(rq, true);
 		return;
 	}
-	if (cmd->status && cmd->hard_error && rmem_dev_holds_io(dev, rq))
-		pr_err_ratelimited("%s: I/O error at sector %llu after %u retries\n",
-				   dev->name, (unsigned long long)blk_rq_pos(rq),
-				   cmd->retries);
+	if (cmd->status) {
+		/* decided once, here: a request that goes again is no error */
+		atomic64_inc(&dev->errors);
+		if (cmd->hard_error && cmd->retries >= RMEM_MAX_RETRIES)
+			pr_err_ratelimited("%s: I/O error at sector %llu after %u retries\n",
+					   dev->name,
+					   (unsigned long long)blk_rq_pos(rq),
+					   cmd->retries);
+	}
 	blk_mq_end_request(rq, cmd->status);
 }
 
@@ -679,8 +680,8 @@ static ssize_t queue_depth_show(struct device *d,
 static DEVICE_ATTR_RO(queue_depth);
 
 /*
- * Requests completed per queue pair, space separated, in queue order: the
- * interrupt-driven queues, then the polled ones.
+ * Requests completed (successfully) per queue pair, space separated, in
+ * queue order: the interrupt-driven queues, then the polled ones.
  */
 static ssize_t qp_requests_show(struct device *d,
 				struct device_attribute *attr, char *buf)
@@ -694,7 +695,7 @@ static ssize_t qp_requests_show(struct device *d,
 
 		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
 				     READ_ONCE(st->reads) + READ_ONCE(st->writes) +
-				     READ_ONCE(st->zeroes) + READ_ONCE(st->errors));
+				     READ_ONCE(st->zeroes));
 	}
 	return len + sysfs_emit_at(buf, len, "\n");
 }

@@ -121,7 +121,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	return dev;
 }
 
-static void rmem_dev_destroy(struct rmem_dev *dev, bool force);
+static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave);
 
 /**
  * rmem_dev_add() - attach remote memory as a new block device
@@ -167,6 +167,8 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 			goto out_free_dev;
 	}
 	WRITE_ONCE(dev->state, RMEM_DEV_STATE_LIVE);
+	/* probes from here: a silent link during the scan is found in time */
+	rmem_dev_start_ka(dev);
 	ret = rmem_blk_create(dev);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot create the block device");
@@ -176,18 +178,20 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	 * Reconnects (and I/O held for them) only from here: a loss while
 	 * device_add_disk() scanned for partitions made the device dead and
 	 * failed the scan's reads, and the attach fails, rather than hold
-	 * rmem_devs_lock for a loss timeout.
+	 * rmem_devs_lock for a loss timeout.  A loss handled now saw
+	 * registered false: wait for it, then look.
 	 */
 	WRITE_ONCE(dev->registered, true);
+	flush_work(&dev->fail_work);
 	list_add_tail(&dev->node, &rmem_devs);
 	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE) {
 		NL_SET_ERR_MSG(extack,
 			       "lost the connection to the server while adding the disk");
-		rmem_dev_destroy(dev, true);
+		/* the server holds the session for a reconnect: release it */
+		rmem_dev_destroy(dev, true, true);
 		ret = -ECONNRESET;
 		goto out_unlock;
 	}
-	rmem_dev_start_ka(dev);
 	rmem_dev_check_queues(dev);
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks\n",
 		dev->name, dev->cfg.size >> 20, &dev->cfg.peer,
@@ -207,7 +211,12 @@ out_unlock:
 	return ret;
 }
 
-static void rmem_dev_destroy(struct rmem_dev *dev, bool force)
+/*
+ * Detach: with @force, outstanding I/O fails rather than waits; with
+ * @leave, the server is told the session is over even if the device is
+ * not live (it may hold the session for a reconnect).
+ */
+static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 {
 	bool live = READ_ONCE(dev->state) == RMEM_DEV_STATE_LIVE;
 
@@ -220,7 +229,7 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force)
 	if (force)
 		rmem_dev_abort_queues(dev);
 	rmem_blk_remove(dev);
-	if (live && dev->cfg.loss_timeout_ms)
+	if ((live || leave) && dev->has_session && dev->cfg.loss_timeout_ms)
 		rmem_dev_leave(dev);
 	pr_info("%s: detached\n", dev->name);
 	rmem_dev_free(dev);
@@ -251,7 +260,7 @@ int rmem_dev_del(const char *name, bool force, struct netlink_ext_ack *extack)
 			       "device is in use (mounted or open); use force to remove it anyway");
 		return -EBUSY;
 	}
-	rmem_dev_destroy(dev, force);
+	rmem_dev_destroy(dev, force, false);
 	mutex_unlock(&rmem_devs_lock);
 	return 0;
 }
@@ -265,7 +274,7 @@ void rmem_dev_del_all(void)
 
 	mutex_lock(&rmem_devs_lock);
 	list_for_each_entry_safe(dev, tmp, &rmem_devs, node)
-		rmem_dev_destroy(dev, true);
+		rmem_dev_destroy(dev, true, false);
 	mutex_unlock(&rmem_devs_lock);
 }
 
@@ -287,9 +296,8 @@ void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st)
 		st->writes += READ_ONCE(q->writes);
 		st->write_bytes += READ_ONCE(q->write_bytes);
 		st->zeroes += READ_ONCE(q->zeroes);
-		st->errors += READ_ONCE(q->errors);
 	}
-	st->errors += atomic64_read(&dev->submit_errors);
+	st->errors = atomic64_read(&dev->errors);
 }
 
 /**

@@ -65,7 +65,8 @@ enum rmem_cm_why {
  * @writes: write requests completed
  * @write_bytes: bytes written
  * @zeroes: discard and write-zeroes requests completed
- * @errors: requests failed
+ * @errors: requests failed (only in a device's sum: counted in
+ *	&rmem_dev.errors)
  */
 struct rmem_stats {
 	u64 reads;
@@ -173,7 +174,8 @@ struct rmem_remote_chunk {
  * @lost_at: jiffies when the connection was lost
  * @attempts: reconnect attempts since then
  * @reconnects: connections re-established since the attach
- * @submit_errors: requests refused before reaching the wire
+ * @errors: requests that ended with an error, refused before reaching the
+ *	wire or failed on it (not those reissued after a reconnect)
  */
 struct rmem_dev {
 	struct list_head node;
@@ -223,7 +225,7 @@ struct rmem_dev {
 	unsigned long lost_at;
 	unsigned int attempts;
 	unsigned int reconnects;
-	atomic64_t submit_errors;
+	atomic64_t errors;
 };
 
 /**
