@@ -62,7 +62,10 @@ static bool rmem_rq_goes_again(struct rmem_dev *dev, struct request *rq)
 	       (!cmd->hard_error || cmd->retries < RMEM_MAX_RETRIES);
 }
 
-/* A request completed successfully: count it (in its queue's CQ context). */
+/*
+ * A request completed successfully: count it, in its queue's CQ context
+ * (or a poller's, for a polled queue: those counts may race).
+ */
 static void rmem_rq_account(struct rmem_queue *queue, struct request *rq)
 {
 	struct rmem_stats *st = &queue->stats;
@@ -334,6 +337,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		zero_len = blk_rq_bytes(rq);
 		break;
 	default:
+		atomic64_inc(&dev->errors);
 		return BLK_STS_NOTSUPP;
 	}
 	if (unlikely(pos + blk_rq_bytes(rq) > dev->cfg.size ||

@@ -34,6 +34,11 @@ static void rmem_dev_free(struct rmem_dev *dev)
 {
 	rmem_dev_recovery_stop(dev);
 	rmem_dev_destroy_queues(dev);
+	/*
+	 * A handler that saw the device live just before it stopped being so
+	 * may have queued a loss after recovery stopped; no handler is left.
+	 */
+	cancel_work_sync(&dev->fail_work);
 	rmem_blk_free(dev);
 	/* also unmaps what a failed table read left mapped: all drained now */
 	rmem_dev_release_ib(dev);
@@ -137,6 +142,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 {
 	struct rmem_dev *dev;
 	unsigned int i;
+	bool lost;
 	int ret;
 
 	mutex_lock(&rmem_devs_lock);
@@ -169,6 +175,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	WRITE_ONCE(dev->state, RMEM_DEV_STATE_LIVE);
 	/* probes from here: a silent link during the scan is found in time */
 	rmem_dev_start_ka(dev);
+	rmem_dev_check_queues(dev);
 	ret = rmem_blk_create(dev);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot create the block device");
@@ -178,13 +185,14 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	 * Reconnects (and I/O held for them) only from here: a loss while
 	 * device_add_disk() scanned for partitions made the device dead and
 	 * failed the scan's reads, and the attach fails, rather than hold
-	 * rmem_devs_lock for a loss timeout.  A loss handled now saw
-	 * registered false: wait for it, then look.
+	 * rmem_devs_lock for a loss timeout.  A loss queued but not yet
+	 * handled is taken back and fails the attach too; one being handled
+	 * is waited for (dead, or reconnecting as after any attach).
 	 */
 	WRITE_ONCE(dev->registered, true);
-	flush_work(&dev->fail_work);
+	lost = cancel_work_sync(&dev->fail_work);
 	list_add_tail(&dev->node, &rmem_devs);
-	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE) {
+	if (lost || READ_ONCE(dev->state) == RMEM_DEV_STATE_DEAD) {
 		NL_SET_ERR_MSG(extack,
 			       "lost the connection to the server while adding the disk");
 		/* the server holds the session for a reconnect: release it */
@@ -192,7 +200,6 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		ret = -ECONNRESET;
 		goto out_unlock;
 	}
-	rmem_dev_check_queues(dev);
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks\n",
 		dev->name, dev->cfg.size >> 20, &dev->cfg.peer,
 		dev->cfg.volume[0] ? ", volume " : "", dev->cfg.volume,
@@ -205,6 +212,9 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 
 out_free_dev:
 	WRITE_ONCE(dev->state, RMEM_DEV_STATE_DEAD);
+	/* READY came: the server holds the session for a reconnect */
+	if (dev->has_session && dev->cfg.loss_timeout_ms)
+		rmem_dev_leave(dev);
 	rmem_dev_free(dev);
 out_unlock:
 	mutex_unlock(&rmem_devs_lock);

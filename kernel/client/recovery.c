@@ -475,9 +475,12 @@ void rmem_dev_recovery_init(struct rmem_dev *dev)
  */
 void rmem_dev_recovery_stop(struct rmem_dev *dev)
 {
+	/* the probe first: it may queue a loss */
+	cancel_delayed_work_sync(&dev->ka_work);
 	cancel_work_sync(&dev->fail_work);
 	cancel_work_sync(&dev->abort_work);
 	cancel_delayed_work_sync(&dev->reconnect_work);
 	cancel_delayed_work_sync(&dev->deadline_work);
+	/* and last: a reconnect that succeeded just now restarted it */
 	cancel_delayed_work_sync(&dev->ka_work);
 }
