@@ -49,6 +49,12 @@ static bool rmem_dev_holds_io(struct rmem_dev *dev, struct request *rq)
 		state == RMEM_DEV_STATE_LIVE);
 }
 
+/* Whether a request may still fail of its own accord and be reissued. */
+static bool rmem_rq_budget_left(const struct rmem_req *cmd)
+{
+	return cmd->retries < RMEM_MAX_RETRIES;
+}
+
 /*
  * Whether a failed request goes again once the device has reconnected:
  * it may wait (rmem_dev_holds_io()), and a failure of its own (not of the
@@ -59,7 +65,7 @@ static bool rmem_rq_goes_again(struct rmem_dev *dev, struct request *rq)
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 
 	return cmd->status && rmem_dev_holds_io(dev, rq) &&
-	       (!cmd->hard_error || cmd->retries < RMEM_MAX_RETRIES);
+	       (!cmd->hard_error || rmem_rq_budget_left(cmd));
 }
 
 /*
@@ -384,8 +390,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		WRITE_ONCE(queue->connected, false);
 		rmem_dev_fail(dev);
 		ret = BLK_STS_IOERR;
-		if (rmem_dev_holds_io(dev, rq) &&
-		    cmd->retries < RMEM_MAX_RETRIES) {
+		if (rmem_dev_holds_io(dev, rq) && rmem_rq_budget_left(cmd)) {
 			cmd->retries++;
 			ret = BLK_STS_RESOURCE;
 		}
@@ -426,7 +431,7 @@ static void rmem_complete_rq(struct request *rq)
 	if (cmd->status) {
 		/* decided once, here: a request that goes again is no error */
 		atomic64_inc(&dev->errors);
-		if (cmd->hard_error && cmd->retries >= RMEM_MAX_RETRIES)
+		if (cmd->hard_error && !rmem_rq_budget_left(cmd))
 			pr_err_ratelimited("%s: I/O error at sector %llu after %u retries\n",
 					   dev->name,
 					   (unsigned long long)blk_rq_pos(rq),

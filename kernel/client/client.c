@@ -212,9 +212,8 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 
 out_free_dev:
 	WRITE_ONCE(dev->state, RMEM_DEV_STATE_DEAD);
-	/* READY came: the server holds the session for a reconnect */
-	if (dev->has_session && dev->cfg.loss_timeout_ms)
-		rmem_dev_leave(dev);
+	/* if READY came, the server holds the session for a reconnect */
+	rmem_dev_leave(dev);
 	rmem_dev_free(dev);
 out_unlock:
 	mutex_unlock(&rmem_devs_lock);
@@ -239,7 +238,7 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 	if (force)
 		rmem_dev_abort_queues(dev);
 	rmem_blk_remove(dev);
-	if ((live || leave) && dev->has_session && dev->cfg.loss_timeout_ms)
+	if (live || leave)
 		rmem_dev_leave(dev);
 	pr_info("%s: detached\n", dev->name);
 	rmem_dev_free(dev);

@@ -896,12 +896,15 @@ void rmem_dev_destroy_queues(struct rmem_dev *dev)
  *
  * RMEM_WIRE_LEAVE has the server free the memory now instead of holding
  * it for a reconnect.  Best effort: a server that does not answer releases
- * it when the hold time is over.
+ * it when the hold time is over.  Nothing to tell before READY (no
+ * session), or with no loss timeout (the server holds nothing).
  */
 void rmem_dev_leave(struct rmem_dev *dev)
 {
 	struct rmem_queue q = { .dev = dev, .leave = true };
 
+	if (!dev->has_session || !dev->cfg.loss_timeout_ms)
+		return;
 	rmem_queue_connect(&q, NULL);
 	if (q.cm_id)
 		rdma_destroy_id(q.cm_id);
