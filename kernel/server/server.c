@@ -170,14 +170,23 @@ static int rmem_chunks_take(struct rmem_server *srv, struct rmem_chunk **out,
  */
 static void rmem_server_zero_work(struct work_struct *work)
 {
-	struct rmem_server *srv = container_of(work, struct rmem_server,
-					       zero_work);
+	struct rmem_server *srv = container_of(to_delayed_work(work),
+					       struct rmem_server, zero_work);
+	unsigned long resume;
 	struct rmem_chunk *c;
 
 	for (;;) {
 		mutex_lock(&srv->lock);
 		if (srv->dying || srv->zero_waiters ||
 		    list_empty(&srv->dirty_chunks)) {
+			mutex_unlock(&srv->lock);
+			return;
+		}
+		/* a connect came in: come back once it is done */
+		resume = READ_ONCE(srv->zero_resume);
+		if (time_before(jiffies, resume)) {
+			queue_delayed_work(system_unbound_wq, &srv->zero_work,
+					   resume - jiffies);
 			mutex_unlock(&srv->lock);
 			return;
 		}
@@ -214,7 +223,22 @@ static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
 	srv->nr_free += n;
 	srv->nr_dirty += n;
 	if (n && !srv->dying)
-		queue_work(system_unbound_wq, &srv->zero_work);
+		queue_delayed_work(system_unbound_wq, &srv->zero_work, 0);
+}
+
+/**
+ * rmem_server_zero_pause() - a client is connecting: zeroing waits
+ * @srv: the server
+ *
+ * Attaches and reconnects come first: the background zeroing finishes the
+ * chunk it is on and pauses until RMEM_ZERO_PAUSE_MS after the last connect
+ * request.  A session that needs dirty chunks meanwhile zeroes them in its
+ * own setup.
+ */
+void rmem_server_zero_pause(struct rmem_server *srv)
+{
+	WRITE_ONCE(srv->zero_resume,
+		   jiffies + msecs_to_jiffies(RMEM_ZERO_PAUSE_MS));
 }
 
 /* ---- volumes ----------------------------------------------------------- */
@@ -398,7 +422,7 @@ int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 	INIT_LIST_HEAD(&srv->dirty_chunks);
 	INIT_LIST_HEAD(&srv->sessions);
 	INIT_LIST_HEAD(&srv->volumes);
-	INIT_WORK(&srv->zero_work, rmem_server_zero_work);
+	INIT_DELAYED_WORK(&srv->zero_work, rmem_server_zero_work);
 	init_waitqueue_head(&srv->zero_wq);
 	init_completion(&srv->sessions_done);
 	get_random_bytes(srv->id, sizeof(srv->id));
@@ -508,7 +532,7 @@ static void rmem_server_destroy(struct rmem_server *srv)
 	if (busy)
 		wait_for_completion(&srv->sessions_done);
 	/* dying: no chunk is queued for zeroing any more */
-	cancel_work_sync(&srv->zero_work);
+	cancel_delayed_work_sync(&srv->zero_work);
 
 	list_for_each_entry_safe(vol, tmp, &srv->volumes, node)
 		rmem_volume_free(srv, vol);
@@ -624,7 +648,7 @@ enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 	}
 	if (!srv->zero_waiters && !srv->dying &&
 	    !list_empty(&srv->dirty_chunks))
-		queue_work(system_unbound_wq, &srv->zero_work);
+		queue_delayed_work(system_unbound_wq, &srv->zero_work, 0);
 	return status;
 }
 

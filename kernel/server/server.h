@@ -8,6 +8,7 @@
 
 #include <linux/scatterlist.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -16,6 +17,9 @@
 
 /* Most queue pairs a session may open. */
 #define RMEM_MAX_QPS		64
+
+/* Background zeroing pauses this long after each connect request. */
+#define RMEM_ZERO_PAUSE_MS	1000
 
 /* First member of every rdma_cm_id context of the server role. */
 enum rmem_cm_ctx {
@@ -83,6 +87,8 @@ struct rmem_volume {
  * @zeroing: the chunk @zero_work zeroes now, in no list
  * @zero_work: zeroes released chunks in the background, so that attach
  *	does not wait for memory a former client used
+ * @zero_resume: jiffies before which @zero_work stays paused: it yields
+ *	the CPU and memory bandwidth to the connects in progress
  * @zero_wq: woken when @zeroing is done
  * @zero_waiters: attaches waiting for @zeroing; the zero work pauses
  * @sessions: connected client sessions
@@ -114,7 +120,8 @@ struct rmem_server {
 	unsigned int nr_free;
 	unsigned int nr_dirty;
 	struct rmem_chunk *zeroing;
-	struct work_struct zero_work;
+	struct delayed_work zero_work;
+	unsigned long zero_resume;
 	wait_queue_head_t zero_wq;
 	unsigned int zero_waiters;
 	struct list_head sessions;
@@ -227,6 +234,7 @@ enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 						 struct rmem_session *sess);
 void rmem_server_session_release_memory(struct rmem_server *srv,
 					struct rmem_session *sess);
+void rmem_server_zero_pause(struct rmem_server *srv);
 void rmem_server_zero_chunks(struct rmem_server *srv,
 			     struct rmem_session *sess);
 

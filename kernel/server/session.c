@@ -792,6 +792,7 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 	};
 	enum rmem_wire_status status;
 
+	rmem_server_zero_pause(srv);
 	if (!req || ev->param.conn.private_data_len < sizeof(*req) ||
 	    le32_to_cpu(req->magic) != RMEM_WIRE_MAGIC)
 		status = RMEM_WIRE_EINVAL;
