@@ -172,7 +172,7 @@ static void rmem_server_zero_work(struct work_struct *work)
 {
 	struct rmem_server *srv = container_of(to_delayed_work(work),
 					       struct rmem_server, zero_work);
-	unsigned long resume;
+	unsigned long resume, now;
 	struct rmem_chunk *c;
 
 	for (;;) {
@@ -182,11 +182,17 @@ static void rmem_server_zero_work(struct work_struct *work)
 			mutex_unlock(&srv->lock);
 			return;
 		}
-		/* a connect came in: come back once it is done */
+		/*
+		 * A client connected: come back once it is done, unless the
+		 * oldest dirty chunk has waited RMEM_ZERO_MAX_DELAY_MS.
+		 */
+		now = jiffies;
 		resume = READ_ONCE(srv->zero_resume);
-		if (time_before(jiffies, resume)) {
+		if (time_before(now, resume) &&
+		    resume - now <= msecs_to_jiffies(RMEM_ZERO_PAUSE_MS) &&
+		    time_before(now, srv->zero_due)) {
 			queue_delayed_work(system_unbound_wq, &srv->zero_work,
-					   resume - jiffies);
+					   resume - now);
 			mutex_unlock(&srv->lock);
 			return;
 		}
@@ -216,6 +222,10 @@ static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
 {
 	unsigned int i;
 
+	/* pauses for connects end by then (rmem_server_zero_work()) */
+	if (n && list_empty(&srv->dirty_chunks))
+		srv->zero_due = jiffies +
+				msecs_to_jiffies(RMEM_ZERO_MAX_DELAY_MS);
 	for (i = 0; i < n; i++) {
 		c[i]->dirty = true;
 		list_add_tail(&c[i]->node, &srv->dirty_chunks);
@@ -231,9 +241,11 @@ static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
  * @srv: the server
  *
  * Attaches and reconnects come first: the background zeroing finishes the
- * chunk it is on and pauses until RMEM_ZERO_PAUSE_MS after the last connect
- * request.  A session that needs dirty chunks meanwhile zeroes them in its
- * own setup.
+ * chunk it is on and pauses until RMEM_ZERO_PAUSE_MS after the last
+ * accepted connect request, for at most RMEM_ZERO_MAX_DELAY_MS after the
+ * oldest dirty chunk was released (clients that keep connecting do not
+ * keep released data in memory).  A session that needs dirty chunks
+ * meanwhile zeroes them in its own setup.
  */
 void rmem_server_zero_pause(struct rmem_server *srv)
 {

@@ -18,8 +18,12 @@
 /* Most queue pairs a session may open. */
 #define RMEM_MAX_QPS		64
 
-/* Background zeroing pauses this long after each connect request. */
+/*
+ * Background zeroing pauses this long after each accepted connect request,
+ * but zeroes a released chunk no later than RMEM_ZERO_MAX_DELAY_MS after.
+ */
 #define RMEM_ZERO_PAUSE_MS	1000
+#define RMEM_ZERO_MAX_DELAY_MS	10000
 
 /* First member of every rdma_cm_id context of the server role. */
 enum rmem_cm_ctx {
@@ -89,6 +93,9 @@ struct rmem_volume {
  *	does not wait for memory a former client used
  * @zero_resume: jiffies before which @zero_work stays paused: it yields
  *	the CPU and memory bandwidth to the connects in progress
+ * @zero_due: jiffies by which @zero_work resumes whatever the connects:
+ *	RMEM_ZERO_MAX_DELAY_MS after the oldest chunk in @dirty_chunks came
+ *	back
  * @zero_wq: woken when @zeroing is done
  * @zero_waiters: attaches waiting for @zeroing; the zero work pauses
  * @sessions: connected client sessions
@@ -122,6 +129,7 @@ struct rmem_server {
 	struct rmem_chunk *zeroing;
 	struct delayed_work zero_work;
 	unsigned long zero_resume;
+	unsigned long zero_due;
 	wait_queue_head_t zero_wq;
 	unsigned int zero_waiters;
 	struct list_head sessions;

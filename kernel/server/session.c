@@ -792,7 +792,6 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 	};
 	enum rmem_wire_status status;
 
-	rmem_server_zero_pause(srv);
 	if (!req || ev->param.conn.private_data_len < sizeof(*req) ||
 	    le32_to_cpu(req->magic) != RMEM_WIRE_MAGIC)
 		status = RMEM_WIRE_EINVAL;
@@ -810,8 +809,10 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 		status = rmem_session_leave(srv, req);
 	else
 		status = RMEM_WIRE_EINVAL;
-	if (status == RMEM_WIRE_OK && req->op != RMEM_WIRE_LEAVE)
+	if (status == RMEM_WIRE_OK && req->op != RMEM_WIRE_LEAVE) {
+		rmem_server_zero_pause(srv);
 		return 0;
+	}
 	if (status == RMEM_WIRE_OK)
 		goto out_reject;	/* a LEAVE done: not worth a log line */
 

@@ -350,19 +350,27 @@ lab_emulator_fault()
 }
 
 # lab_known_warn FILE: FILE without the blocks of LAB_KNOWN_WARN_RE
-# warnings (a bad line other than the block's trace still counts).
+# warnings: a block is its WARNING line up to its "end trace", at most 100
+# lines; any LAB_BAD_RE line in it but its own Call Trace still counts, and
+# a block with no end trace is printed as bad.
 lab_known_warn()
 {
 	if [ -z "$LAB_KNOWN_WARN_RE" ]; then
 		cat "$1"
 		return
 	fi
-	awk -v known="WARNING: .*$LAB_KNOWN_WARN_RE" '
-		$0 ~ known { skip = 1; next }
+	KNOWN="WARNING: .*$LAB_KNOWN_WARN_RE" BAD="$LAB_BAD_RE" awk '
+		function unfinished() {
+			if (skip)
+				print "WARNING: a known warning block with no end trace: " head
+			skip = 0
+		}
+		$0 ~ ENVIRON["KNOWN"] { unfinished(); skip = 1; n = 0; head = $0; next }
 		skip && /---\[ end trace/ { skip = 0; next }
-		skip && /\[ cut here \]/ { skip = 0 }
-		skip && !/WARNING:|BUG|Oops|KASAN|Kernel panic/ { next }
-		{ print }' "$1"
+		skip && (/\[ cut here \]/ || ++n > 100) { unfinished() }
+		skip && ($0 !~ ENVIRON["BAD"] || /Call Trace:/) { next }
+		{ print }
+		END { unfinished() }' "$1"
 }
 
 # lab_scan_logs: print bad kernel log lines of every VM; 1 if any.
