@@ -25,12 +25,12 @@ static int rmem_major;
  * rmem_blk_send_wrs() - send queue depth a queue pair needs
  * @queue_depth: requests per queue
  *
- * Return: work requests: every request may post RMEM_WRS_PER_RQ + 1, plus
+ * Return: work requests: every request may post RMEM_MAX_WRS_PER_RQ, plus
  * one for control messages.
  */
 unsigned int rmem_blk_send_wrs(unsigned int queue_depth)
 {
-	return queue_depth * (RMEM_WRS_PER_RQ + 1) + 1;
+	return queue_depth * RMEM_MAX_WRS_PER_RQ + 1;
 }
 
 /*
@@ -167,6 +167,53 @@ static bool rmem_fault_hit(u64 pos, u32 len)
 }
 
 /*
+ * Soft-RoCE can complete an RDMA READ as successful when only part of its
+ * response arrived: its completer (rxe_comp.c check_ack(), 6.1 and 6.12)
+ * meets a response packet out of the expected sequence, ends the work
+ * request in COMPST_ERROR without an error status ("WARNING ...
+ * rxe_completer"), completes it with IB_WC_SUCCESS and moves the queue
+ * pair to error.  So a READ request does not end on its data: its last
+ * work request, after @last (the @nwr-th, with @nsge entries used in all),
+ * reads the request's last bytes (RMEM_READ_TAIL at most) again, into the
+ * same place.  A data READ cut short then completes unsignalled, and the
+ * tail behind it is flushed with an error: the request is reissued.  The
+ * completer reaches the tail only once every READ before it completed in
+ * full, so if the tail itself is cut short, the bytes it covers are
+ * already right.
+ *
+ * Return: the tail work request, or NULL if the request has no room.
+ */
+static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
+					       struct ib_rdma_wr *last,
+					       unsigned int nwr,
+					       unsigned int nsge)
+{
+	struct ib_sge *data = &cmd->sge[nsge - 1];
+	u32 t = min_t(u32, data->length, RMEM_READ_TAIL);
+	struct ib_rdma_wr *wr;
+	u32 last_len = 0;
+	int i;
+
+	if (nwr == ARRAY_SIZE(cmd->wr) || nsge == ARRAY_SIZE(cmd->sge))
+		return NULL;
+	for (i = 0; i < last->wr.num_sge; i++)
+		last_len += last->wr.sg_list[i].length;
+	wr = &cmd->wr[nwr];
+	memset(wr, 0, sizeof(*wr));
+	last->wr.next = &wr->wr;
+	wr->wr.opcode = IB_WR_RDMA_READ;
+	wr->wr.sg_list = &cmd->sge[nsge];
+	wr->wr.num_sge = 1;
+	cmd->sge[nsge] = *data;
+	cmd->sge[nsge].addr += data->length - t;
+	cmd->sge[nsge].length = t;
+	/* the last bytes of @last's range: same chunk, same rkey */
+	wr->remote_addr = last->remote_addr + last_len - t;
+	wr->rkey = last->rkey;
+	return wr;
+}
+
+/*
  * Local pieces (@addr[i], @len[i]) or, with @zero_len, @zero_len bytes of
  * the zero buffer, become work requests at device offset @pos: at most
  * max_sge entries each, a new one at every chunk boundary.
@@ -233,6 +280,11 @@ static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 	}
 	if (!wr)
 		return -EIO;
+	if (op == IB_WR_RDMA_READ && READ_ONCE(dev->read_tail)) {
+		wr = rmem_build_read_tail(cmd, wr, nwr, nsge);
+		if (!wr)
+			return -EIO;
+	}
 	wr->wr.wr_cqe = &cmd->cqe;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
 	return 0;

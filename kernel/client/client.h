@@ -19,9 +19,16 @@
 #define RMEM_MAX_QUEUE_DEPTH	1024
 /* Scatter/gather entries per work request we use at most. */
 #define RMEM_MAX_SGE		32
-/* RDMA work requests one block request may need at most. */
+/* RDMA work requests the data of one block request may need at most. */
 #define RMEM_WRS_PER_RQ		4
 #define RMEM_MAX_SEGS		(RMEM_MAX_SGE * RMEM_WRS_PER_RQ)
+/*
+ * Work requests one block request posts at most: its data, one more where
+ * it crosses a chunk boundary, and a READ's tail (rmem_dev.read_tail).
+ */
+#define RMEM_MAX_WRS_PER_RQ	(RMEM_WRS_PER_RQ + 2)
+/* Bytes a READ's tail reads again. */
+#define RMEM_READ_TAIL		8
 /* Zeroed buffer used as the source of discard and write-zeroes. */
 #define RMEM_ZERO_BUF		SZ_64K
 #define RMEM_MINORS		16
@@ -134,6 +141,8 @@ struct rmem_remote_chunk {
  *	@nr_poll polled ones
  * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of @queues
  * @max_sge: scatter/gather entries per work request
+ * @read_tail: the device is Soft-RoCE: a READ request ends with a small
+ *	signalled READ of its last bytes (see rmem_build_wrs())
  * @token: session token
  * @server_id: the server pool's identity
  * @generation: generation of the memory
@@ -188,6 +197,7 @@ struct rmem_dev {
 	unsigned int nr_queues;
 	unsigned int nr_poll;
 	unsigned int max_sge;
+	bool read_tail;
 	u8 token[RMEM_WIRE_TOKEN_LEN];
 	u8 server_id[RMEM_ID_LEN];
 	u64 generation;
@@ -256,8 +266,8 @@ struct rmem_req {
 	int nr_sgl;
 	int nents;
 	struct scatterlist sgl[RMEM_MAX_SEGS];
-	struct ib_sge sge[RMEM_MAX_SEGS + RMEM_WRS_PER_RQ];
-	struct ib_rdma_wr wr[RMEM_WRS_PER_RQ + 1];
+	struct ib_sge sge[RMEM_MAX_SEGS + RMEM_MAX_WRS_PER_RQ];
+	struct ib_rdma_wr wr[RMEM_MAX_WRS_PER_RQ];
 };
 
 /* client_conn.c */

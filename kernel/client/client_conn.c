@@ -182,8 +182,9 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	if (max_sge < 1)
 		return -EOPNOTSUPP;
 	/* send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3 */
-	max_qd = min((a->max_qp_wr - 2) / (RMEM_WRS_PER_RQ + 1),
-		     (a->max_cqe - 5) / (RMEM_WRS_PER_RQ + 1));
+	max_qd = min((a->max_qp_wr - 2) / RMEM_MAX_WRS_PER_RQ,
+		     (a->max_cqe - 5) / RMEM_MAX_WRS_PER_RQ);
+	WRITE_ONCE(dev->read_tail, ibdev->ops.driver_id == RDMA_DRIVER_RXE);
 	if (dev->registered) {
 		if (max_sge < dev->max_sge || max_qd < dev->cfg.queue_depth ||
 		    a->max_qp < dev->nr_queues)
