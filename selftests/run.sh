@@ -30,7 +30,9 @@
 #
 # A test that failed while QEMU corrupted one of its VMs (the lab prints
 # "EMULATOR FAULT": a double fault whose saved EFLAGS has reserved bits
-# set, which no guest code can cause; see Documentation/lab.rst) runs
+# set, or a user-space general protection fault on an instruction that
+# cannot raise one, which no guest code can cause; see
+# Documentation/lab.rst) runs
 # once more, and its second result counts.  Each such rerun is announced
 # and counted in the "# emulator faults" line before the totals.
 
