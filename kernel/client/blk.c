@@ -23,14 +23,15 @@ static int rmem_major;
 
 /**
  * rmem_blk_send_wrs() - send queue depth a queue pair needs
- * @queue_depth: requests per queue
+ * @dev: the device, its queue depth and RDMA device fixed
  *
- * Return: work requests: every request may post RMEM_MAX_WRS_PER_RQ, plus
- * one for control messages.
+ * Return: work requests: every request may post RMEM_WRS_PER_RQ, one more
+ * where it crosses a chunk boundary and, on Soft-RoCE, a READ's tail;
+ * plus one for control messages.
  */
-unsigned int rmem_blk_send_wrs(unsigned int queue_depth)
+unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 {
-	return queue_depth * RMEM_MAX_WRS_PER_RQ + 1;
+	return dev->cfg.queue_depth * (RMEM_WRS_PER_RQ + 1 + dev->read_tail) + 1;
 }
 
 /*
@@ -176,10 +177,13 @@ static bool rmem_fault_hit(u64 pos, u32 len)
  * work request, after @last (the @nwr-th, with @nsge entries used in all),
  * reads the request's last bytes (RMEM_READ_TAIL at most) again, into the
  * same place.  A data READ cut short then completes unsignalled, and the
- * tail behind it is flushed with an error: the request is reissued.  The
- * completer reaches the tail only once every READ before it completed in
- * full, so if the tail itself is cut short, the bytes it covers are
- * already right.
+ * tail behind it is flushed with an error: the request fails over to the
+ * device's error path (reissued while the device holds I/O, else EIO).
+ * This rests on what rxe does, not on a verbs guarantee: it completes
+ * send queue entries strictly in order, and its cut-short path moves the
+ * queue pair to error before a later entry can complete, so every later
+ * entry is flushed.  So if the tail itself is cut short, the READs before
+ * it completed in full and the bytes it covers are already right.
  *
  * Return: the tail work request, or NULL if the request has no room.
  */

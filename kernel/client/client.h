@@ -299,7 +299,7 @@ void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev);
 /* blk.c */
 int rmem_blk_init(void);
 void rmem_blk_exit(void);
-unsigned int rmem_blk_send_wrs(unsigned int queue_depth);
+unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev);
 int rmem_blk_create(struct rmem_dev *dev);
 void rmem_blk_remove(struct rmem_dev *dev);
 void rmem_blk_free(struct rmem_dev *dev);

@@ -176,21 +176,27 @@ void rmem_dev_release_ib(struct rmem_dev *dev)
 static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 {
 	const struct ib_device_attr *a = &ibdev->attrs;
-	unsigned int qd, max_qd, max_qps, max_sge;
+	unsigned int qd, max_qd, max_qps, max_sge, per_rq;
+	bool tail;
 
 	max_sge = min3(a->max_send_sge, a->max_sge_rd, RMEM_MAX_SGE);
 	if (max_sge < 1)
 		return -EOPNOTSUPP;
-	/* send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3 */
-	max_qd = min((a->max_qp_wr - 2) / RMEM_MAX_WRS_PER_RQ,
-		     (a->max_cqe - 5) / RMEM_MAX_WRS_PER_RQ);
-	WRITE_ONCE(dev->read_tail, ibdev->ops.driver_id == RDMA_DRIVER_RXE);
+	/*
+	 * send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3.  Only
+	 * Soft-RoCE needs a READ's tail WR (rmem_build_read_tail()).
+	 */
+	tail = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	per_rq = RMEM_WRS_PER_RQ + 1 + tail;
+	max_qd = min((a->max_qp_wr - 2) / per_rq, (a->max_cqe - 5) / per_rq);
 	if (dev->registered) {
 		if (max_sge < dev->max_sge || max_qd < dev->cfg.queue_depth ||
 		    a->max_qp < dev->nr_queues)
 			return -EXDEV;
+		WRITE_ONCE(dev->read_tail, tail);
 		return 0;
 	}
+	WRITE_ONCE(dev->read_tail, tail);
 	dev->max_sge = max_sge;
 	qd = min(dev->cfg.queue_depth, max_qd);
 	if (qd != dev->cfg.queue_depth)
@@ -285,7 +291,7 @@ static int rmem_queue_create_qp_cq(struct rmem_queue *queue,
 {
 	struct rmem_dev *dev = queue->dev;
 	struct ib_qp_init_attr attr = {};
-	unsigned int nwr = rmem_blk_send_wrs(dev->cfg.queue_depth);
+	unsigned int nwr = rmem_blk_send_wrs(dev);
 	int ret;
 
 	/* room for the drain work requests of ib_drain_qp() */
@@ -752,25 +758,44 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 	dev->table_dma = dma;
 	for (off = 0; off < tlen; off += PAGE_SIZE) {
 		u32 len = min_t(u32, tlen - off, PAGE_SIZE);
-		struct ib_sge sge = {
-			.addr = dma, .length = len, .lkey = dev->pd->local_dma_lkey,
+		struct ib_sge sge[2] = {
+			{ .addr = dma, .length = len,
+			  .lkey = dev->pd->local_dma_lkey },
+			{ .addr = dma + len - RMEM_READ_TAIL,
+			  .length = RMEM_READ_TAIL,
+			  .lkey = dev->pd->local_dma_lkey },
 		};
-		struct ib_rdma_wr wr = {
-			.wr.opcode = IB_WR_RDMA_READ,
-			.wr.send_flags = IB_SEND_SIGNALED,
-			.wr.wr_cqe = &dev->ctl_cqe,
-			.wr.sg_list = &sge,
-			.wr.num_sge = 1,
-			.remote_addr = taddr + off,
-			.rkey = trkey,
+		/*
+		 * The page, unsignalled, then its last bytes again, signalled:
+		 * the data path's READ tail (rmem_build_read_tail()), so a
+		 * page READ that Soft-RoCE cuts short flushes the tail with an
+		 * error instead of completing.  Cheap enough for every device.
+		 */
+		struct ib_rdma_wr wr[2] = {
+			{ .wr.opcode = IB_WR_RDMA_READ,
+			  .wr.wr_cqe = &dev->ctl_cqe,
+			  .wr.sg_list = &sge[0],
+			  .wr.num_sge = 1,
+			  .wr.next = &wr[1].wr,
+			  .remote_addr = taddr + off,
+			  .rkey = trkey },
+			{ .wr.opcode = IB_WR_RDMA_READ,
+			  .wr.send_flags = IB_SEND_SIGNALED,
+			  .wr.wr_cqe = &dev->ctl_cqe,
+			  .wr.sg_list = &sge[1],
+			  .wr.num_sge = 1,
+			  .remote_addr = taddr + off + len - RMEM_READ_TAIL,
+			  .rkey = trkey },
 		};
 		unsigned int i, first = off / sizeof(*buf);
 
 		reinit_completion(&dev->ctl_done);
+		/* a part that never arrives reads as nonzero reserved fields */
+		memset(buf, 0xff, len);
 		/* the page is the device's again for this READ */
 		ib_dma_sync_single_for_device(dev->ibdev, dma, len,
 					      DMA_FROM_DEVICE);
-		ret = ib_post_send(qp, &wr.wr, NULL);
+		ret = ib_post_send(qp, &wr[0].wr, NULL);
 		if (ret)
 			break;
 		if (!wait_for_completion_timeout(&dev->ctl_done,

@@ -28,6 +28,9 @@ for round in 1 2; do
 		"echo 3 > /proc/sys/vm/drop_caches; n=\$(cmp -l /dev/rmem0 /tmp/p | wc -l); echo \$n bytes differ; [ \$n = 0 ]"
 	echo "# after round $round: $(lab_exec "$H" "echo \$(dmesg | grep -c 'lost the connection') connection losses, rxe READ retries \$(cat $C/completer_retry_err)")"
 done
+# the path under test ran: rxe retried READs (else the rounds prove nothing)
+check "rxe retried READs during the read-backs" vm "$H" \
+	"n=\$(cat $C/completer_retry_err); echo \$n READ retries; [ \$n -gt 0 ]"
 check "detach, server del, unload" vm -t 120 "$H" \
 	"$R dev del rmem0 && $R server del s0 && rmmod rmem"
 test_done
