@@ -31,7 +31,9 @@ static int rmem_major;
  */
 unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 {
-	return dev->cfg.queue_depth * (RMEM_WRS_PER_RQ + 1 + dev->read_tail) + 1;
+	unsigned int per_rq = RMEM_WRS_PER_RQ + 1 + dev->read_tail;
+
+	return dev->cfg.queue_depth * per_rq + 1;
 }
 
 /*
@@ -252,7 +254,8 @@ static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 			if (!in_wr) {
 				const struct rmem_remote_chunk *c;
 
-				if (nwr == ARRAY_SIZE(cmd->wr))
+				/* the send queue holds this many (and a tail) */
+				if (nwr == RMEM_WRS_PER_RQ + 1)
 					return -EIO;
 				c = &dev->chunks[pos >> dev->chunk_shift];
 				wr = &cmd->wr[nwr];

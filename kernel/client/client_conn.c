@@ -126,7 +126,13 @@ void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmem_dev *dev = container_of(wc->wr_cqe, struct rmem_dev,
 					    ctl_cqe);
 
-	dev->ctl_status = wc->status;
+	/*
+	 * A flush behind a failed work request (the table READ's tail) does
+	 * not hide that request's own error.
+	 */
+	if (wc->status != IB_WC_WR_FLUSH_ERR ||
+	    READ_ONCE(dev->ctl_status) == IB_WC_SUCCESS)
+		WRITE_ONCE(dev->ctl_status, wc->status);
 	dev->ctl_len = wc->byte_len;
 	complete(&dev->ctl_done);
 }
@@ -147,7 +153,7 @@ void rmem_dev_release_ib(struct rmem_dev *dev)
 		return;
 	if (dev->table_dma)
 		ib_dma_unmap_single(ibdev, dev->table_dma, PAGE_SIZE,
-				    DMA_FROM_DEVICE);
+				    DMA_BIDIRECTIONAL);
 	dev->table_dma = 0;
 	if (dev->zero_dma)
 		ib_dma_unmap_single(ibdev, dev->zero_dma, RMEM_ZERO_BUF,
@@ -750,7 +756,8 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		NL_SET_ERR_MSG(extack, "out of memory reading the chunk table");
 		return -ENOMEM;
 	}
-	dma = ib_dma_map_single(dev->ibdev, buf, PAGE_SIZE, DMA_FROM_DEVICE);
+	/* both ways: the 0xff fill below must reach a bounce buffer too */
+	dma = ib_dma_map_single(dev->ibdev, buf, PAGE_SIZE, DMA_BIDIRECTIONAL);
 	if (ib_dma_mapping_error(dev->ibdev, dma)) {
 		NL_SET_ERR_MSG(extack, "cannot DMA-map the chunk table buffer");
 		return -EIO;
@@ -761,15 +768,16 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		struct ib_sge sge[2] = {
 			{ .addr = dma, .length = len,
 			  .lkey = dev->pd->local_dma_lkey },
-			{ .addr = dma + len - RMEM_READ_TAIL,
-			  .length = RMEM_READ_TAIL,
+			{ .addr = dma + len - sizeof(*buf),
+			  .length = sizeof(*buf),
 			  .lkey = dev->pd->local_dma_lkey },
 		};
 		/*
-		 * The page, unsignalled, then its last bytes again, signalled:
-		 * the data path's READ tail (rmem_build_read_tail()), so a
-		 * page READ that Soft-RoCE cuts short flushes the tail with an
-		 * error instead of completing.  Cheap enough for every device.
+		 * The page, unsignalled, then its last entry again (@len is a
+		 * multiple of its size), signalled: the data path's READ tail
+		 * (rmem_build_read_tail()), so a page READ that Soft-RoCE cuts
+		 * short flushes the tail with an error instead of completing.
+		 * Cheap enough for every device.
 		 */
 		struct ib_rdma_wr wr[2] = {
 			{ .wr.opcode = IB_WR_RDMA_READ,
@@ -784,17 +792,18 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 			  .wr.wr_cqe = &dev->ctl_cqe,
 			  .wr.sg_list = &sge[1],
 			  .wr.num_sge = 1,
-			  .remote_addr = taddr + off + len - RMEM_READ_TAIL,
+			  .remote_addr = taddr + off + len - sizeof(*buf),
 			  .rkey = trkey },
 		};
 		unsigned int i, first = off / sizeof(*buf);
 
 		reinit_completion(&dev->ctl_done);
+		WRITE_ONCE(dev->ctl_status, IB_WC_SUCCESS);
 		/* a part that never arrives reads as nonzero reserved fields */
 		memset(buf, 0xff, len);
 		/* the page is the device's again for this READ */
 		ib_dma_sync_single_for_device(dev->ibdev, dma, len,
-					      DMA_FROM_DEVICE);
+					      DMA_BIDIRECTIONAL);
 		ret = ib_post_send(qp, &wr[0].wr, NULL);
 		if (ret)
 			break;
@@ -805,7 +814,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 			break;
 		}
 		ib_dma_sync_single_for_cpu(dev->ibdev, dma, len,
-					   DMA_FROM_DEVICE);
+					   DMA_BIDIRECTIONAL);
 		for (i = 0; i < len / sizeof(*buf); i++) {
 			if (buf[i].reserved) {
 				ret = -EPROTO;
@@ -827,7 +836,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		NL_SET_ERR_MSG(extack, "cannot read the server's chunk table");
 		return ret;
 	}
-	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
 	dev->table_dma = 0;
 	/* the session's memory is the same for the device's life */
 	rmem_probe_set_read(&dev->ka, dev->ka_dma, sizeof(*dev->ka_buf),

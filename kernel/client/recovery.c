@@ -290,6 +290,7 @@ static int rmem_dev_reconnect_once(struct rmem_dev *dev)
 	int ret;
 
 	reinit_completion(&dev->ctl_done);
+	WRITE_ONCE(dev->ctl_status, IB_WC_SUCCESS);
 	for (i = 0; i < dev->nr_queues; i++) {
 		struct rmem_queue *queue = &dev->queues[i];
 
