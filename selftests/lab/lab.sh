@@ -154,7 +154,11 @@ lab_boot()
 	shift 2
 	local dir=$LAB_RUN/$name
 	mkdir -p "$dir/job"
-	local cmdline="console=ttyS0 panic=1 rmem_lab_init=$LAB_DIR/guest-init"
+	# print-fatal-signals: a process killed by SIGSEGV and the like has
+	# its registers logged, which tells a corrupted page it loaded (a
+	# register holds what memory held) from corrupted CPU state
+	local cmdline="console=ttyS0 panic=1 print-fatal-signals=1"
+	cmdline+=" rmem_lab_init=$LAB_DIR/guest-init"
 	cmdline+=" rmem_lab_repo=$REPO rmem_lab_name=$name rmem_lab_net=$net"
 	[ -z "$LAB_MTU" ] || cmdline+=" rmem_lab_mtu=$LAB_MTU"
 	[ -z "$LAB_MODROOT" ] || cmdline+=" rmem_lab_modules=$LAB_MODROOT/lib/modules/$LAB_KVER"
@@ -335,15 +339,16 @@ lab_stop()
 # no longer loaded (a bare module-space address: rmem.ko after rmmod).
 LAB_KMEMLEAK_AWK='BEGIN { RS = "unreferenced object "; ORS = "" } /\[rmem\]|0xffffffff[a-f][0-9a-f]+\n/'
 
-# lab_emulator_fault FILE: the EFLAGS of a double fault in a console log,
-# if it has bits set that x86 reserves (1, 3, 5, 15, 22-63: bit 1 always
-# set, the others always clear).  No guest instruction can load such a
-# value (popf and iret mask them); QEMU 7.2's TCG has saved them in a
-# double fault's frame (see Documentation/lab.rst, "Emulator faults").
+# lab_emulator_fault FILE: the EFLAGS of a double fault, or of a process
+# killed by a fatal signal (print-fatal-signals), in a console log, if it
+# has bits set that x86 reserves (1, 3, 5, 15, 22-63: bit 1 always set,
+# the others always clear).  No guest instruction can load such a value
+# (popf and iret mask them); QEMU 7.2's TCG has saved them in a double
+# fault's frame (see Documentation/lab.rst, "Emulator faults").
 lab_emulator_fault()
 {
 	local ef
-	ef=$(awk '/Oops: double fault/ { d = 1 }
+	ef=$(awk '/Oops: double fault|potentially unexpected fatal signal/ { d = 1 }
 		d && match($0, /EFLAGS: [0-9a-f]+/) { print substr($0, RSTART + 8, RLENGTH - 8); exit }' "$1")
 	[ -n "$ef" ] && [ ${#ef} -le 16 ] || return 1
 	(((0x$ef & 0xffffffffffc08028) != 0 || (0x$ef & 2) == 0)) || return 1
@@ -441,7 +446,7 @@ lab_scan_logs()
 			fi
 			# the marker run.sh looks for (a test fails all the same)
 			if ef=$(lab_emulator_fault "$f"); then
-				lab_log "$name: EMULATOR FAULT: a double fault with EFLAGS $ef, reserved bits set"
+				lab_log "$name: EMULATOR FAULT: a double fault or fatal signal with EFLAGS $ef, reserved bits set"
 			fi
 			if ef=$(lab_user_gp_fault "$f"); then
 				lab_log "$name: EMULATOR FAULT: $ef"
