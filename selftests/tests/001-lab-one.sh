@@ -21,7 +21,25 @@ printf '%s %s[%x,7f7a3a4c7000+26000]\n' "$gp" "${ld##*/}" $((entry)) > "$fx"
 check "log scan: a user fault on ld.so's first instruction (mov %rsp,%rdi) is an emulator fault" \
 	lab_user_gp_fault "$fx"
 printf '%s %s[%s,7f7a3a4c7000+26000]\n' "$gp" "${ld##*/}" "${mem:-0}" > "$fx"
-check_fail "log scan: one on an instruction with a memory operand ($mem) is not" lab_user_gp_fault "$fx"
+check_fail "log scan: one on an instruction with a memory operand ($mem), no registers, is not" \
+	lab_user_gp_fault "$fx"
+# a store to a canonical address, registers from print-fatal-signals (a
+# 024-swap client, 25 November); then the same with a non-canonical one
+dump() {
+	cat <<EOF
+traps: rmem_swapload[257] general protection fault ip:55a6b35289e2 sp:7ffc167347c8 error:0 in rmem_swapload[19e2,55a6b3528000+1000]
+rmem_swapload: rmem_swapload: potentially unexpected fatal signal 11.
+RIP: 0033:0x55a6b35289e2
+Code: 48 31 c2 48 89 d0 48 c1 e0 11 48 31 d0 <48> 89 41 f8 48 39 ce 75 d5 c3 0f 1f 40 00
+RSP: 002b:00007ffc167347c8 EFLAGS: 00000286
+RAX: e893da44b34dc0bb RBX: 000000000002b48b RCX: $1
+RDX: 94f5be33323bc0bb RSI: 00007f62a988b000 RDI: 00007f62a988a000
+EOF
+}
+dump 00007f62a988a008 > "$fx"
+check "log scan: a fault on a store to a canonical address is an emulator fault" lab_user_gp_fault "$fx"
+dump 80007f62a988a008 > "$fx"
+check_fail "log scan: one on a store to a non-canonical address is not" lab_user_gp_fault "$fx"
 rm -f "$fx"
 
 lab_start one || exit 1
