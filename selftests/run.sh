@@ -29,7 +29,7 @@
 # larger of the two applies; on the debug kernel, three times the header).
 #
 # A test that failed while QEMU corrupted one of its VMs (the lab prints
-# "EMULATOR FAULT": a double fault whose saved EFLAGS has reserved bits
+# "EMULATOR FAULT": a register dump whose saved EFLAGS has reserved bits
 # set, or a user-space general protection fault on an instruction that
 # cannot raise one, which no guest code can cause; see
 # Documentation/lab.rst) runs

@@ -342,20 +342,25 @@ lab_stop()
 # no longer loaded (a bare module-space address: rmem.ko after rmmod).
 LAB_KMEMLEAK_AWK='BEGIN { RS = "unreferenced object "; ORS = "" } /\[rmem\]|0xffffffff[a-f][0-9a-f]+\n/'
 
-# lab_emulator_fault FILE: the EFLAGS of a double fault, or of a process
-# killed by a fatal signal (print-fatal-signals), in a console log, if it
-# has bits set that x86 reserves (1, 3, 5, 15, 22-63: bit 1 always set,
-# the others always clear).  No guest instruction can load such a value
-# (popf and iret mask them); QEMU 7.2's TCG has saved them in a double
-# fault's frame (see Documentation/lab.rst, "Emulator faults").
+# lab_emulator_fault FILE: an EFLAGS of a register dump in a console log
+# (an oops, a double fault, a warning, a process killed by a fatal signal
+# with print-fatal-signals) that has bits set x86 reserves (1, 3, 5, 15,
+# 22-63: bit 1 always set, the others always clear).  No guest instruction
+# can load such a value (popf and iret mask them), and the CPU saves none in
+# an exception frame; QEMU 7.2's TCG has (see Documentation/lab.rst,
+# "Emulator faults").  Prints the first one.
 lab_emulator_fault()
 {
 	local ef
-	ef=$(awk '/Oops: double fault|potentially unexpected fatal signal/ { d = 1 }
-		d && match($0, /EFLAGS: [0-9a-f]+/) { print substr($0, RSTART + 8, RLENGTH - 8); exit }' "$1")
-	[ -n "$ef" ] && [ ${#ef} -le 16 ] || return 1
-	(((0x$ef & 0xffffffffffc08028) != 0 || (0x$ef & 2) == 0)) || return 1
-	echo "$ef"
+	for ef in $(grep -aoE 'EFLAGS: [0-9a-f]+' "$1" | cut -d' ' -f2); do
+		# all zero: the empty user frame printed for a kernel thread
+		[ ${#ef} -le 16 ] && ((0x$ef)) || continue
+		if (((0x$ef & 0xffffffffffc08028) != 0 || (0x$ef & 2) == 0)); then
+			echo "$ef"
+			return 0
+		fi
+	done
+	return 1
 }
 
 # lab_user_gp_fault FILE: a user-space general protection fault in a
@@ -411,7 +416,7 @@ lab_scan_logs()
 			fi
 			# the marker run.sh looks for (a test fails all the same)
 			if ef=$(lab_emulator_fault "$f"); then
-				lab_log "$name: EMULATOR FAULT: a double fault or fatal signal with EFLAGS $ef, reserved bits set"
+				lab_log "$name: EMULATOR FAULT: a register dump with EFLAGS $ef, reserved bits set"
 			fi
 			if ef=$(lab_user_gp_fault "$f"); then
 				lab_log "$name: EMULATOR FAULT: $ef"

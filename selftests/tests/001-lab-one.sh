@@ -11,6 +11,10 @@ printf 'Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI\nRSP: 0018:ffffb0d0 EFLA
 check "log scan: a double fault with reserved EFLAGS bits is an emulator fault" lab_emulator_fault "$fx"
 printf 'Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI\nRSP: 0018:ffffb0d0 EFLAGS: %s\n' 00010246 > "$fx"
 check_fail "log scan: one with a valid EFLAGS is not" lab_emulator_fault "$fx"
+printf 'kernel BUG at lib/list_debug.c:29!\nRSP: 0018:ffffcdcbc010fca8 EFLAGS: %s\n' 83906446 > "$fx"
+check "log scan: any oops whose EFLAGS has reserved bits is an emulator fault" lab_emulator_fault "$fx"
+printf 'kernel BUG at lib/list_debug.c:29!\nRSP: 0018:ffffcdcbc010fca8 EFLAGS: 00010246\nRIP: 0000:0x0\nRSP: 0000:0000000000000000 EFLAGS: 00000000 ORIG_RAX: 0000000000000000\n' > "$fx"
+check_fail "log scan: a kernel thread's oops (valid EFLAGS, an empty user frame) is not" lab_emulator_fault "$fx"
 # ld.so's entry point is _start: mov %rsp,%rdi (a file offset = its address)
 ld=$(readlink -f /lib64/ld-linux-x86-64.so.2)
 entry=$(readelf -hW "$ld" | awk '/Entry point address/ { print $NF }')
