@@ -31,9 +31,7 @@ static int rmem_major;
  */
 unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 {
-	unsigned int per_rq = RMEM_WRS_PER_RQ + 1 + dev->read_tail;
-
-	return dev->cfg.queue_depth * per_rq + 1;
+	return dev->cfg.queue_depth * rmem_wrs_per_rq(dev->read_tail) + 1;
 }
 
 /*
@@ -255,7 +253,7 @@ static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 				const struct rmem_remote_chunk *c;
 
 				/* the send queue holds this many (and a tail) */
-				if (nwr == RMEM_WRS_PER_RQ + 1)
+				if (nwr == RMEM_DATA_WRS_PER_RQ)
 					return -EIO;
 				c = &dev->chunks[pos >> dev->chunk_shift];
 				wr = &cmd->wr[nwr];

@@ -22,11 +22,20 @@
 /* RDMA work requests the data of one block request may need at most. */
 #define RMEM_WRS_PER_RQ		4
 #define RMEM_MAX_SEGS		(RMEM_MAX_SGE * RMEM_WRS_PER_RQ)
+/* ... and one more where it crosses a chunk boundary */
+#define RMEM_DATA_WRS_PER_RQ	(RMEM_WRS_PER_RQ + 1)
+/* Work requests one block request posts at most: its data, a READ's tail. */
+#define RMEM_MAX_WRS_PER_RQ	(RMEM_DATA_WRS_PER_RQ + 1)
+
 /*
- * Work requests one block request posts at most: its data, one more where
- * it crosses a chunk boundary, and a READ's tail (rmem_dev.read_tail).
+ * Send queue slots one request takes: its data, and on Soft-RoCE
+ * (@read_tail) a READ's tail (rmem_build_read_tail()).
  */
-#define RMEM_MAX_WRS_PER_RQ	(RMEM_WRS_PER_RQ + 2)
+static inline unsigned int rmem_wrs_per_rq(bool read_tail)
+{
+	return RMEM_DATA_WRS_PER_RQ + read_tail;
+}
+
 /* Bytes a READ's tail reads again. */
 #define RMEM_READ_TAIL		8
 /* Zeroed buffer used as the source of discard and write-zeroes. */
@@ -271,6 +280,7 @@ struct rmem_req {
 };
 
 /* client_conn.c */
+void rmem_ctl_arm(struct rmem_dev *dev);
 void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc);
 int rmem_reject_attr(int err);
 int rmem_queue_connect(struct rmem_queue *queue,

@@ -117,6 +117,18 @@ static void rmem_cm_why_msg(struct netlink_ext_ack *extack,
 }
 
 /**
+ * rmem_ctl_arm() - ready @dev->ctl_done for the next control wait
+ * @dev: the device, no control work request outstanding
+ *
+ * Clears the status too: rmem_ctl_done() keeps the first error of a wait.
+ */
+void rmem_ctl_arm(struct rmem_dev *dev)
+{
+	reinit_completion(&dev->ctl_done);
+	WRITE_ONCE(dev->ctl_status, IB_WC_SUCCESS);
+}
+
+/**
  * rmem_ctl_done() - completion of a control work request on queue pair 0
  * @cq: the CQ
  * @wc: READY receive or chunk table READ
@@ -193,7 +205,7 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	 * Soft-RoCE needs a READ's tail WR (rmem_build_read_tail()).
 	 */
 	tail = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
-	per_rq = RMEM_WRS_PER_RQ + 1 + tail;
+	per_rq = rmem_wrs_per_rq(tail);
 	max_qd = min((a->max_qp_wr - 2) / per_rq, (a->max_cqe - 5) / per_rq);
 	if (dev->registered) {
 		if (max_sge < dev->max_sge || max_qd < dev->cfg.queue_depth ||
@@ -797,8 +809,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		};
 		unsigned int i, first = off / sizeof(*buf);
 
-		reinit_completion(&dev->ctl_done);
-		WRITE_ONCE(dev->ctl_status, IB_WC_SUCCESS);
+		rmem_ctl_arm(dev);
 		/* a part that never arrives reads as nonzero reserved fields */
 		memset(buf, 0xff, len);
 		/* the page is the device's again for this READ */

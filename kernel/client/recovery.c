@@ -289,8 +289,7 @@ static int rmem_dev_reconnect_once(struct rmem_dev *dev)
 	unsigned int i;
 	int ret;
 
-	reinit_completion(&dev->ctl_done);
-	WRITE_ONCE(dev->ctl_status, IB_WC_SUCCESS);
+	rmem_ctl_arm(dev);
 	for (i = 0; i < dev->nr_queues; i++) {
 		struct rmem_queue *queue = &dev->queues[i];
 
