@@ -27,16 +27,14 @@ import subprocess
 import sys
 import tempfile
 
-TRAP = re.compile(r'traps: (\S+)\[\d+\] general protection fault ip:([0-9a-f]+) '
+TRAP = re.compile(r'traps: (\S+)\[\d+\] general protection fault ip:[0-9a-f]+ '
                   r'.* in ([^\[/ ]+)\[(?:([0-9a-f]+),)?')
 # integer instructions: #GP only from a non-canonical address
 INTEGER = re.compile(r'^(mov[bwlq]?|movz[bw][wlq]|movs[bwl][wlq]|movslq|'
                      r'add[bwlq]?|sub[bwlq]?|and[bwlq]?|or[bwlq]?|xor[bwlq]?|'
                      r'cmp[bwlq]?|test[bwlq]?|inc[bwlq]?|dec[bwlq]?|nop[wl]?|'
-                     r'endbr64|shl|shr|sar|lea)$')
+                     r'endbr64|shl|shr|sar)$')
 MEM = re.compile(r'^(-?0x[0-9a-f]+)?\((%[a-z0-9]+)?(?:,(%[a-z0-9]+)(?:,([1248]))?)?\)$')
-REGS = ('rax', 'rbx', 'rcx', 'rdx', 'rsi', 'rdi', 'rbp', 'rsp',
-        'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15')
 LIBDIRS = ('/usr/lib/x86_64-linux-gnu', '/usr/bin', '/usr/sbin', '/usr/lib64')
 
 
@@ -87,7 +85,7 @@ def judge(insn, regs):
     mems = [o for o in re.split(r',(?![^(]*\))', ops) if '(' in o]
     if not mems:
         return f'"{mnem} {ops}" has no memory operand'
-    if mnem == 'lea' or len(mems) != 1 or regs is None:
+    if len(mems) != 1 or regs is None:
         return None
     m = MEM.match(mems[0])
     if not m or m.group(2) == '%rip':
@@ -95,7 +93,7 @@ def judge(insn, regs):
     addr = int(m.group(1) or '0', 16)
     for reg, scale in ((m.group(2), 1), (m.group(3), int(m.group(4) or 1))):
         if reg:
-            if reg[1:] not in REGS or reg[1:] not in regs:
+            if reg[1:] not in regs:
                 return None
             addr += regs[reg[1:]] * scale
     addr &= (1 << 64) - 1
@@ -112,7 +110,7 @@ def main():
         m = TRAP.search(line)
         if not m:
             continue
-        comm, name, off = m.group(1), m.group(3), m.group(4)
+        comm, name, off = m.groups()
         # the dump of the same signal, if print-fatal-signals gave one
         dump = '\n'.join(lines[i + 1:i + 16])
         code = re.search(r'Code: ([0-9a-f <>]+)', dump)
