@@ -51,7 +51,7 @@ check "attach with keepalive 500ms loss-timeout 20s" vm -t 120 "$C" \
 	"$R dev add peer $A size 64M keepalive 500ms loss-timeout 20s"
 expect_eq "dev show reports the timeouts" "500 20000" json "$C" \
 	"(j[0]['keepalive_ms'], j[0]['loss_timeout_ms'])" dev show
-vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=48M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
+vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=48M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 4
 check "fio is writing when the link goes" vm "$C" "[ ! -e /tmp/fio.rc ] && pgrep -x fio > /dev/null"
 lab_link "$S" off

@@ -105,7 +105,7 @@ check "swapoff brings every page back, detach" vm -t 600 "$C" "swapoff /dev/rmem
 echo "# B: two queue pairs; the server's link drops for 6 s during the workload"
 check "attach qps 2, swapon" vm -t 120 "$C" \
 	"$R dev add peer $A size $((SET_MIB + 128))M qps 2 loss-timeout 30s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0"
-vm "$C" "rm -f /tmp/load.rc; ($RUNIN$LOAD -s 4 -p 1 $SET_MIB > /tmp/load.out 2>&1; echo \$? > /tmp/load.rc) > /dev/null 2>&1 &"
+vm "$C" "rm -f /tmp/load.rc; ($RUNIN$LOAD -s 4 -p 1 $SET_MIB > /tmp/load.out 2>&1; echo \$? > /tmp/load.rc.new; mv /tmp/load.rc.new /tmp/load.rc) > /dev/null 2>&1 &"
 # cut once the workload swaps hard (pswpout counts since boot: A's too)
 vm -t 300 "$C" "p0=\$(awk '/^pswpout/ {print \$2}' /proc/vmstat); for i in \$(seq 600); do [ \$(awk '/^pswpout/ {print \$2}' /proc/vmstat) -gt \$((p0 + 50000)) ] && exit 0; sleep 0.5; done; exit 1" ||
 	echo "# (the workload did not reach 50000 more swapped-out pages; cutting anyway)"

@@ -34,7 +34,7 @@ check "one device on each server (loss-timeout 60s)" vm -t 120 "$C" \
 check "md RAID1 over both, failfast members" vm -t 60 "$C" \
 	"modprobe raid1 && mdadm --create /dev/md/rfast --run --level=1 --raid-devices=2 --assume-clean --bitmap=none --metadata=1.2 --homehost=any --failfast /dev/rmem3 /dev/rmem4 2>&1 && [ \"\$(readlink -f /dev/md/rfast)\" = /dev/md127 ] && grep -A1 '^md127' /proc/mdstat"
 # 12 MiB: the array is 15 MiB (16 MiB legs less md's metadata)
-vm "$C" "rm -f /tmp/ff.rc; (dd if=/dev/urandom of=/dev/md/rfast bs=4k count=3072 oflag=direct status=none 2> /tmp/ff.err; echo \$? > /tmp/ff.rc) > /dev/null 2>&1 &"
+vm "$C" "rm -f /tmp/ff.rc; (dd if=/dev/urandom of=/dev/md/rfast bs=4k count=3072 oflag=direct status=none 2> /tmp/ff.err; echo \$? > /tmp/ff.rc.new; mv /tmp/ff.rc.new /tmp/ff.rc) > /dev/null 2>&1 &"
 sleep 1
 check "the writes are running" vm "$C" "[ ! -e /tmp/ff.rc ]"
 lab_link "$S" off
@@ -62,7 +62,7 @@ expect_eq "mismatch_cnt after the check" "0" vm "$C" "cat /sys/block/$MDK/md/mis
 
 check "write 24 MiB through md, then 32 MiB more in the background" vm -t 120 "$C" \
 	"head -c 24M /dev/urandom > /tmp/a && head -c 32M /dev/urandom > /tmp/b && dd if=/tmp/a of=$MD bs=1M oflag=direct status=none"
-vm "$C" "rm -f /tmp/w.rc; (dd if=/tmp/b of=$MD bs=4k seek=6144 oflag=direct status=none; echo \$? > /tmp/w.rc) > /dev/null 2>&1 &"
+vm "$C" "rm -f /tmp/w.rc; (dd if=/tmp/b of=$MD bs=4k seek=6144 oflag=direct status=none; echo \$? > /tmp/w.rc.new; mv /tmp/w.rc.new /tmp/w.rc) > /dev/null 2>&1 &"
 sleep 1
 check "the second write (32 MiB in 4 KiB writes) is still running" vm "$C" "[ ! -e /tmp/w.rc ]"
 t0=$(date +%s%N)

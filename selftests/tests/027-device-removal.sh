@@ -41,7 +41,7 @@ check "server" vm "$S" "$R server add name s0 listen $A size 96M > /dev/null"
 echo "# A: the client's RDMA device goes away under fio"
 check "attach (loss-timeout 60s)" vm -t 120 "$C" \
 	"$R dev add peer $A size 64M qps 2 keepalive 500ms loss-timeout 60s > /dev/null"
-vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=32M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
+vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=32M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 4
 check "fio is running when the device goes" vm "$C" "[ ! -e /tmp/fio.rc ] && pgrep -x fio > /dev/null"
 T=$(link_del "$C") && echo "# ok: client rdma link del returned after $T ms" ||
