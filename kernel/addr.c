@@ -65,3 +65,25 @@ u16 rmem_addr_port(const struct sockaddr_storage *ss)
 		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
 	return 0;
 }
+
+/**
+ * rmem_addr_same_host() - whether two socket addresses name one host
+ * @a: the first address
+ * @b: the second (IPv4-mapped IPv6 matches IPv4 in @a)
+ *
+ * Ports are not compared.
+ *
+ * Return: true if the addresses are the same.
+ */
+bool rmem_addr_same_host(const struct sockaddr_storage *a,
+			 const struct sockaddr *b)
+{
+	struct rmem_prefix p = {
+		.addr = *a,
+		.len = a->ss_family == AF_INET ? 32 : 128,
+	};
+
+	if (a->ss_family != AF_INET && a->ss_family != AF_INET6)
+		return false;
+	return rmem_prefix_match(&p, b);
+}

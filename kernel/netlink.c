@@ -11,6 +11,7 @@
 #include <net/genetlink.h>
 #include <linux/rmem.h>
 
+#include "auth.h"
 #include "client/client.h"
 #include "compat.h"
 #include "rmem.h"
@@ -44,6 +45,18 @@ static const struct nla_policy rmem_server_policy[RMEM_A_SERVER_MAX + 1] = {
 	[RMEM_A_SERVER_POOL_SIZE] = { .type = NLA_U64 },
 	[RMEM_A_SERVER_MR_SIZE] = { .type = NLA_U64 },
 	[RMEM_A_SERVER_ALLOW] = NLA_POLICY_NESTED(rmem_prefix_policy),
+	[RMEM_A_SERVER_AUTH] = NLA_POLICY_RANGE(NLA_U32, RMEM_AUTH_NONE,
+						RMEM_AUTH_REQUIRED),
+};
+
+static const struct nla_policy rmem_host_policy[RMEM_A_HOST_MAX + 1] = {
+	[RMEM_A_HOST_SERVER] = { .type = NLA_NUL_STRING, .len = RMEM_NAME_MAX - 1 },
+	[RMEM_A_HOST_ID] = { .type = NLA_NUL_STRING, .len = RMEM_HOST_ID_MAX - 1 },
+	[RMEM_A_HOST_KEY] = NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN),
+	[RMEM_A_HOST_KEY_DESC] = { .type = NLA_NUL_STRING, .len = 255 },
+	[RMEM_A_HOST_SIZE_LIMIT] = { .type = NLA_U64 },
+	[RMEM_A_HOST_SESSIONS_MAX] = { .type = NLA_U32 },
+	[RMEM_A_HOST_FORCE] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
@@ -59,6 +72,9 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_KEEPALIVE_MS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_FORCE] = { .type = NLA_FLAG },
+	[RMEM_A_DEV_HOST_ID] = { .type = NLA_NUL_STRING, .len = RMEM_HOST_ID_MAX - 1 },
+	[RMEM_A_DEV_KEY] = NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN),
+	[RMEM_A_DEV_KEY_DESC] = { .type = NLA_NUL_STRING, .len = 255 },
 };
 
 static const struct nla_policy rmem_volume_policy[RMEM_A_VOLUME_MAX + 1] = {
@@ -76,6 +92,10 @@ static const struct nla_policy rmem_dev_op_policy[RMEM_A_MAX + 1] = {
 
 static const struct nla_policy rmem_volume_op_policy[RMEM_A_MAX + 1] = {
 	[RMEM_A_VOLUME] = NLA_POLICY_NESTED(rmem_volume_policy),
+};
+
+static const struct nla_policy rmem_host_op_policy[RMEM_A_MAX + 1] = {
+	[RMEM_A_HOST] = NLA_POLICY_NESTED(rmem_host_policy),
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -341,6 +361,8 @@ static int rmem_nl_server_add_doit(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
+	if (tb[RMEM_A_SERVER_AUTH])
+		cfg.auth = nla_get_u32(tb[RMEM_A_SERVER_AUTH]);
 	ret = rmem_nl_parse_allow(info, nest, &cfg);
 	if (ret)
 		goto out_free_allow;
@@ -383,6 +405,121 @@ static int rmem_nl_server_del_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = rmem_server_del(nla_data(tb[RMEM_A_SERVER_NAME]), info->extack);
 	if (ret)
 		NL_SET_BAD_ATTR(info->extack, tb[RMEM_A_SERVER_NAME]);
+	return ret;
+}
+
+/* ---- keys and host entries --------------------------------------------- */
+
+/*
+ * A key given as @key_attr (its bytes) or @desc_attr (a "logon" key in
+ * the caller's keyrings); neither: -ENOKEY and no message.
+ */
+static int rmem_nl_get_key(struct genl_info *info, struct nlattr *key_attr,
+			   struct nlattr *desc_attr, u8 *key)
+{
+	int ret;
+
+	if (key_attr && desc_attr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, desc_attr,
+				    "give a key or a key description, not both");
+		return -EINVAL;
+	}
+	if (key_attr) {
+		nla_memcpy(key, key_attr, RMEM_KEY_LEN);
+	} else if (desc_attr) {
+		ret = rmem_key_lookup(nla_data(desc_attr), key);
+		if (ret == -EMSGSIZE) {
+			NL_SET_ERR_MSG_ATTR(info->extack, desc_attr,
+					    "the keyring key is not 32 bytes long: not an rmem key");
+			return -EINVAL;
+		}
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(info->extack, desc_attr,
+					    "no usable \"logon\" key with this description in the caller's keyrings");
+			return ret;
+		}
+	} else {
+		return -ENOKEY;
+	}
+	if (!rmem_key_ok(key)) {
+		memzero_explicit(key, RMEM_KEY_LEN);
+		NL_SET_ERR_MSG_ATTR(info->extack, key_attr ?: desc_attr,
+				    "an all-zero key is not a key");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rmem_nl_host_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[RMEM_A_HOST_MAX + 1];
+	struct rmem_host_cfg cfg = {};
+	struct nlattr *nest;
+	int ret, bad = 0;
+
+	ret = rmem_nl_nest(info, RMEM_A_HOST, tb, RMEM_A_HOST_MAX,
+			   rmem_host_policy, "missing host attributes");
+	if (ret)
+		return ret;
+	nest = info->attrs[RMEM_A_HOST];
+	ret = rmem_nl_require(info, nest, tb, RMEM_A_HOST_SERVER,
+			      "missing server name");
+	if (!ret)
+		ret = rmem_nl_require(info, nest, tb, RMEM_A_HOST_ID,
+				      "missing host identity");
+	if (ret)
+		return ret;
+	nla_strscpy(cfg.server, tb[RMEM_A_HOST_SERVER], sizeof(cfg.server));
+	nla_strscpy(cfg.id, tb[RMEM_A_HOST_ID], sizeof(cfg.id));
+	if (!rmem_host_id_ok(cfg.id, sizeof(cfg.id))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_HOST_ID],
+				    "host identity must be 1 to 63 printable characters, no blanks");
+		return -EINVAL;
+	}
+	ret = rmem_nl_get_key(info, tb[RMEM_A_HOST_KEY],
+			      tb[RMEM_A_HOST_KEY_DESC], cfg.key);
+	if (ret == -ENOKEY && !tb[RMEM_A_HOST_KEY_DESC]) {
+		NL_SET_ERR_MSG(info->extack, "missing host key");
+		NL_SET_ERR_ATTR_MISS(info->extack, nest, RMEM_A_HOST_KEY);
+		return -EINVAL;
+	}
+	if (ret)
+		return ret;
+	if (tb[RMEM_A_HOST_SIZE_LIMIT])
+		cfg.size_limit = nla_get_u64(tb[RMEM_A_HOST_SIZE_LIMIT]);
+	if (tb[RMEM_A_HOST_SESSIONS_MAX])
+		cfg.max_sessions = nla_get_u32(tb[RMEM_A_HOST_SESSIONS_MAX]);
+	ret = rmem_host_add(&cfg, &bad, info->extack);
+	memzero_explicit(cfg.key, sizeof(cfg.key));
+	if (ret && bad && tb[bad])
+		NL_SET_BAD_ATTR(info->extack, tb[bad]);
+	return ret;
+}
+
+static int rmem_nl_host_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[RMEM_A_HOST_MAX + 1];
+	struct nlattr *nest;
+	int ret, bad = 0;
+
+	ret = rmem_nl_nest(info, RMEM_A_HOST, tb, RMEM_A_HOST_MAX,
+			   rmem_host_policy, "missing host attributes");
+	if (ret)
+		return ret;
+	nest = info->attrs[RMEM_A_HOST];
+	ret = rmem_nl_require(info, nest, tb, RMEM_A_HOST_SERVER,
+			      "missing server name");
+	if (!ret)
+		ret = rmem_nl_require(info, nest, tb, RMEM_A_HOST_ID,
+				      "missing host identity");
+	if (ret)
+		return ret;
+	ret = rmem_host_del(nla_data(tb[RMEM_A_HOST_SERVER]),
+			    nla_data(tb[RMEM_A_HOST_ID]),
+			    nla_get_flag(tb[RMEM_A_HOST_FORCE]), &bad,
+			    info->extack);
+	if (ret && bad && tb[bad])
+		NL_SET_BAD_ATTR(info->extack, tb[bad]);
 	return ret;
 }
 
@@ -469,6 +606,50 @@ out_unlock:
 	up_read(&rmem_nl_events_sem);
 }
 
+/*
+ * The host identity and key of DEV_ADD.  Without a key, the caller's
+ * keyrings are searched for "rmem:" and the peer address (a key put
+ * there for this server); without one there either, the device attaches
+ * unauthenticated.
+ */
+static int rmem_nl_dev_auth(struct genl_info *info, struct nlattr **tb,
+			    struct rmem_dev_cfg *cfg)
+{
+	char desc[64];
+	int ret;
+
+	if (tb[RMEM_A_DEV_HOST_ID]) {
+		nla_strscpy(cfg->host_id, tb[RMEM_A_DEV_HOST_ID],
+			    sizeof(cfg->host_id));
+		if (!rmem_host_id_ok(cfg->host_id, sizeof(cfg->host_id))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_HOST_ID],
+					    "host identity must be 1 to 63 printable characters, no blanks");
+			return -EINVAL;
+		}
+	}
+	ret = rmem_nl_get_key(info, tb[RMEM_A_DEV_KEY], tb[RMEM_A_DEV_KEY_DESC],
+			      cfg->key);
+	if (ret == -ENOKEY && !tb[RMEM_A_DEV_KEY_DESC]) {
+		snprintf(desc, sizeof(desc), "rmem:%pISc", &cfg->peer);
+		ret = rmem_key_lookup(desc, cfg->key);
+		if (ret || !rmem_key_ok(cfg->key)) {
+			memzero_explicit(cfg->key, sizeof(cfg->key));
+			return 0;
+		}
+	}
+	if (ret)
+		return ret;
+	if (!cfg->host_id[0]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_KEY] ?:
+				    tb[RMEM_A_DEV_KEY_DESC],
+				    "a key needs a host identity");
+		memzero_explicit(cfg->key, sizeof(cfg->key));
+		return -EINVAL;
+	}
+	cfg->has_key = true;
+	return 0;
+}
+
 static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 			   struct rmem_dev_cfg *cfg)
 {
@@ -543,7 +724,7 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 	}
 	if (tb[RMEM_A_DEV_NAME])
 		nla_strscpy(cfg->name, tb[RMEM_A_DEV_NAME], sizeof(cfg->name));
-	return 0;
+	return rmem_nl_dev_auth(info, tb, cfg);
 }
 
 static int rmem_nl_dev_add_doit(struct sk_buff *skb, struct genl_info *info)
@@ -560,9 +741,10 @@ static int rmem_nl_dev_add_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = rmem_nl_dev_cfg(info, tb, &cfg);
 	if (ret)
 		return ret;
+	ret = -ENOMEM;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return -ENOMEM;
+		goto out_wipe_key;
 	hdr = genlmsg_put_reply(msg, info, &rmem_nl_family, 0, RMEM_CMD_DEV_ADD);
 	if (!hdr) {
 		ret = -EMSGSIZE;
@@ -582,11 +764,14 @@ static int rmem_nl_dev_add_doit(struct sk_buff *skb, struct genl_info *info)
 			NL_SET_ERR_MSG(info->extack, "out of memory attaching the device");
 		goto out_free_msg;
 	}
+	memzero_explicit(cfg.key, sizeof(cfg.key));
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
 out_free_msg:
 	nlmsg_free(msg);
+out_wipe_key:
+	memzero_explicit(cfg.key, sizeof(cfg.key));
 	return ret;
 }
 
@@ -760,6 +945,20 @@ static const struct genl_ops rmem_nl_ops[] = {
 		.cmd = RMEM_CMD_VOLUME_DEL,
 		.doit = rmem_nl_volume_del_doit,
 		.policy = rmem_volume_op_policy,
+		.maxattr = RMEM_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RMEM_CMD_HOST_ADD,
+		.doit = rmem_nl_host_add_doit,
+		.policy = rmem_host_op_policy,
+		.maxattr = RMEM_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RMEM_CMD_HOST_DEL,
+		.doit = rmem_nl_host_del_doit,
+		.policy = rmem_host_op_policy,
 		.maxattr = RMEM_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},

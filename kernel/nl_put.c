@@ -58,7 +58,8 @@ static int rmem_server_put_clients(struct sk_buff *skb,
 	unsigned long n = 0;
 
 	list_for_each_entry(sess, &srv->sessions, node) {
-		if (sess->dead)
+		/* handshakes are not clients (RMEM_A_SERVER_HANDSHAKES) */
+		if (sess->dead || !sess->authed)
 			continue;
 		if (n++ < *from)
 			continue;
@@ -75,6 +76,9 @@ static int rmem_server_put_clients(struct sk_buff *skb,
 				      RMEM_A_CLIENT_PAD) ||
 		    (sess->volume_name[0] &&
 		     nla_put_string(skb, RMEM_A_CLIENT_VOLUME, sess->volume_name)) ||
+		    (sess->host_id[0] &&
+		     nla_put_string(skb, RMEM_A_CLIENT_HOST_ID, sess->host_id)) ||
+		    nla_put_u8(skb, RMEM_A_CLIENT_AUTH, sess->proven) ||
 		    nla_put_u32(skb, RMEM_A_CLIENT_QPS, qps)) {
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
@@ -172,7 +176,11 @@ int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv,
 	    nla_put_u64_64bit(skb, RMEM_A_SERVER_DIRTY,
 			      (u64)srv->nr_dirty << srv->chunk_shift,
 			      RMEM_A_SERVER_PAD) ||
-	    nla_put(skb, RMEM_A_SERVER_ID, sizeof(srv->id), srv->id))
+	    nla_put(skb, RMEM_A_SERVER_ID, sizeof(srv->id), srv->id) ||
+	    nla_put_u32(skb, RMEM_A_SERVER_AUTH, rmem_server_auth(srv)) ||
+	    (!srv->auth && nla_put_flag(skb, RMEM_A_SERVER_AUTH_AUTO)) ||
+	    nla_put_u32(skb, RMEM_A_SERVER_HANDSHAKES, srv->nr_hs) ||
+	    rmem_server_put_hosts(skb, srv))
 		goto out_unlock;
 	for (i = 0; i < srv->nr_allow; i++) {
 		p = nla_nest_start(skb, RMEM_A_SERVER_ALLOW);
@@ -247,7 +255,10 @@ int rmem_volume_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
 			      RMEM_A_VOLUME_PAD) ||
 	    nla_put_u8(skb, RMEM_A_VOLUME_BUSY, !!vol->owner) ||
 	    nla_put_u64_64bit(skb, RMEM_A_VOLUME_GENERATION, vol->generation,
-			      RMEM_A_VOLUME_PAD)) {
+			      RMEM_A_VOLUME_PAD) ||
+	    (vol->owner_id[0] &&
+	     nla_put_string(skb, RMEM_A_VOLUME_OWNER, vol->owner_id)) ||
+	    nla_put_u8(skb, RMEM_A_VOLUME_OWNER_AUTH, vol->owner_proven)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -293,7 +304,12 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	    nla_put_u64_64bit(skb, RMEM_A_DEV_GENERATION, dev->generation,
 			      RMEM_A_DEV_PAD) ||
 	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, dev->chunk_size,
-			      RMEM_A_DEV_PAD))
+			      RMEM_A_DEV_PAD) ||
+	    (dev->cfg.host_id[0] &&
+	     nla_put_string(skb, RMEM_A_DEV_HOST_ID, dev->cfg.host_id)) ||
+	    nla_put_u8(skb, RMEM_A_DEV_AUTH, dev->proven) ||
+	    (dev->server_name[0] &&
+	     nla_put_string(skb, RMEM_A_DEV_SERVER_NAME, dev->server_name)))
 		goto out_cancel;
 	sn = nla_nest_start(skb, RMEM_A_DEV_STATS);
 	if (!sn ||

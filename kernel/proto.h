@@ -3,20 +3,28 @@
  * rmem wire protocol (see Documentation/protocol.rst).
  *
  * All multi-byte fields are little endian.  A client opens queue pair 0 of a
- * session with an RMEM_WIRE_NEW connect request; the server creates the
- * session (its own protection domain and chunks), accepts, registers every
- * chunk as a memory region on that queue pair and then sends one
- * &struct rmem_wire_ready.  The client reads the chunk table with one-sided
- * RDMA READs and opens queue pairs 1..n-1 with RMEM_WIRE_JOIN and the
- * session token.  From then on I/O is one-sided RDMA READ/WRITE only.
+ * session with an RMEM_WIRE_NEW connect request carrying a fresh nonce; the
+ * server makes a session shell (PD, CQ, queue pair; no memory) and accepts
+ * with a &struct rmem_wire_challenge (its own nonce).  The client SENDs
+ * &struct rmem_wire_auth: its host identity, what it asks for and, with a
+ * host key, an HMAC-SHA256 proof over the whole exchange.  Only then does
+ * the server take memory, register it in the session's PD and SEND
+ * &struct rmem_wire_ready, which proves the server's knowledge of the key
+ * in turn.  The client reads the chunk table with one-sided RDMA READs and
+ * opens queue pairs 1..n-1 with RMEM_WIRE_JOIN.  From then on I/O is
+ * one-sided RDMA READ/WRITE only.
+ *
+ * JOIN, RECONNECT and LEAVE name the session by its handle and carry a
+ * counter that only grows and an HMAC under the session key that the
+ * handshake derived (which never crosses the wire when a host key was
+ * used): a captured request can be neither replayed nor altered.
  *
  * Both ends probe the connection with one-sided operations (no CPU at the
  * other end): the server with zero-length RDMA WRITEs, the client with
  * 8-byte RDMA READs of its own memory (probe.c says why).  A client that
- * loses its connection reopens queue pair 0 with RMEM_WIRE_RECONNECT and
- * the token; the server keeps an orphaned session for the hold time the
- * client asked for in RMEM_WIRE_NEW.  RMEM_WIRE_LEAVE ends a session at
- * once.
+ * loses its connection reopens queue pair 0 with RMEM_WIRE_RECONNECT; the
+ * server keeps an orphaned session for the hold time the client asked for.
+ * RMEM_WIRE_LEAVE ends a session at once.
  */
 #ifndef _RMEM_PROTO_H
 #define _RMEM_PROTO_H
@@ -26,12 +34,15 @@
 #include <linux/rmem.h>
 
 #define RMEM_WIRE_MAGIC		0x4d454d52	/* "RMEM" read as LE bytes */
-#define RMEM_WIRE_VERSION	2
-#define RMEM_WIRE_TOKEN_LEN	16
+#define RMEM_WIRE_VERSION	3
+#define RMEM_WIRE_NONCE_LEN	32
+#define RMEM_WIRE_MAC_LEN	32	/* HMAC-SHA256 */
+#define RMEM_WIRE_CTL_MAC_LEN	28	/* truncated, in connect requests */
+#define RMEM_WIRE_SERVER_MAX	32	/* server name in a challenge */
 
 /**
  * enum rmem_wire_op - what a connect request asks for
- * @RMEM_WIRE_NEW: queue pair 0 of a new session
+ * @RMEM_WIRE_NEW: queue pair 0 of a new session; the handshake follows
  * @RMEM_WIRE_JOIN: a further queue pair of an existing session
  * @RMEM_WIRE_RECONNECT: queue pair 0 again, for a session whose queue pairs
  *	were lost; answered with READY like NEW
@@ -59,6 +70,14 @@ enum rmem_wire_op {
  * @RMEM_WIRE_EREG: memory registration failed on the server
  * @RMEM_WIRE_EAGAIN: the session still tears down its old queue pairs;
  *	reconnect again shortly
+ * @RMEM_WIRE_EAUTH: the proof is wrong: another key, or a host identity
+ *	the server has no entry for
+ * @RMEM_WIRE_ENOKEY: the server requires a key and the client proved none
+ * @RMEM_WIRE_ESESSIONS: the host has as many sessions as it may
+ * @RMEM_WIRE_EQUOTA: the host would hold more memory than it may
+ * @RMEM_WIRE_EHANDSHAKES: too many connections are authenticating now
+ * @RMEM_WIRE_EOWNER: the volume belongs to another host identity
+ * @RMEM_WIRE_EREPLAY: the request's counter was used before (a replay)
  */
 enum rmem_wire_status {
 	RMEM_WIRE_OK = 0,
@@ -72,6 +91,13 @@ enum rmem_wire_status {
 	RMEM_WIRE_ENOMEM,
 	RMEM_WIRE_EREG,
 	RMEM_WIRE_EAGAIN,
+	RMEM_WIRE_EAUTH,
+	RMEM_WIRE_ENOKEY,
+	RMEM_WIRE_ESESSIONS,
+	RMEM_WIRE_EQUOTA,
+	RMEM_WIRE_EHANDSHAKES,
+	RMEM_WIRE_EOWNER,
+	RMEM_WIRE_EREPLAY,
 };
 
 /**
@@ -83,12 +109,14 @@ enum rmem_wire_status {
  * @qp_index: index of this queue pair in the session
  * @nr_qps: queue pairs the client will open
  * @new: RMEM_WIRE_NEW request
- * @new.size: bytes wanted
- * @new.volume: volume name, NUL padded; empty for anonymous memory
- * @new.hold_ms: how long the server keeps the session after losing its
- *	queue pairs, waiting for RMEM_WIRE_RECONNECT; 0 for not at all
- * @join: RMEM_WIRE_JOIN, RMEM_WIRE_RECONNECT and RMEM_WIRE_LEAVE requests
- * @join.token: the session token from &struct rmem_wire_ready
+ * @new.nonce: fresh random bytes of the client
+ * @new.reserved: zero
+ * @ctl: RMEM_WIRE_JOIN, RMEM_WIRE_RECONNECT and RMEM_WIRE_LEAVE requests
+ * @ctl.handle: the session's handle from &struct rmem_wire_ready
+ * @ctl.counter: greater than that of any earlier request of the session
+ * @ctl.mac: the first RMEM_WIRE_CTL_MAC_LEN bytes of HMAC-SHA256 under the
+ *	session key of "rmem-ctl", the 28 bytes before @ctl.mac and the
+ *	request's queue pair number (le32; 0 for LEAVE, which has none)
  *
  * At most 56 bytes: what rdma_cm carries in an InfiniBand/RoCE REQ.
  */
@@ -101,18 +129,20 @@ struct rmem_wire_connect {
 	__le16 nr_qps;
 	union {
 		struct {
-			__le64 size;
-			char volume[RMEM_VOLUME_MAX];
-			__le32 hold_ms;
-		} __packed new;
+			u8 nonce[RMEM_WIRE_NONCE_LEN];
+			u8 reserved[12];
+		} new;
 		struct {
-			u8 token[RMEM_WIRE_TOKEN_LEN];
-		} join;
+			__le64 handle;
+			__le64 counter;
+			u8 mac[RMEM_WIRE_CTL_MAC_LEN];
+		} __packed ctl;
 	};
 } __packed;
 
 /**
- * struct rmem_wire_reject - reject private data (server to client)
+ * struct rmem_wire_reject - reject private data (server to client), and
+ *	the accept (REP) of JOIN and RECONNECT
  * @magic: RMEM_WIRE_MAGIC
  * @version: the server's RMEM_WIRE_VERSION
  * @status: &enum rmem_wire_status
@@ -124,11 +154,70 @@ struct rmem_wire_reject {
 } __packed;
 
 /**
+ * struct rmem_wire_challenge - accept (REP) private data of RMEM_WIRE_NEW
+ * @magic: RMEM_WIRE_MAGIC
+ * @version: RMEM_WIRE_VERSION
+ * @status: RMEM_WIRE_OK
+ * @auth: the server's &enum rmem_auth now
+ * @reserved: zero
+ * @nonce: fresh random bytes of the server
+ * @pool_id: the server pool's identity
+ * @server: the server's name, NUL padded
+ *
+ * Begins like &struct rmem_wire_reject.
+ */
+struct rmem_wire_challenge {
+	__le32 magic;
+	__le16 version;
+	__le16 status;
+	u8 auth;
+	u8 reserved[7];
+	u8 nonce[RMEM_WIRE_NONCE_LEN];
+	u8 pool_id[RMEM_ID_LEN];
+	char server[RMEM_WIRE_SERVER_MAX];
+} __packed;
+
+/* &struct rmem_wire_auth flags */
+#define RMEM_WIRE_AUTH_KEYED	0x1	/* @mac proves a host key */
+
+/**
+ * struct rmem_wire_auth - the client's request and proof, SENT on queue
+ *	pair 0 once it is established after RMEM_WIRE_NEW
+ * @magic: RMEM_WIRE_MAGIC
+ * @version: RMEM_WIRE_VERSION
+ * @flags: RMEM_WIRE_AUTH_KEYED or zero
+ * @reserved: zero
+ * @size: bytes wanted
+ * @hold_ms: how long the server keeps the session after losing its
+ *	queue pairs, waiting for RMEM_WIRE_RECONNECT; 0 for not at all
+ * @reserved2: zero
+ * @volume: volume name, NUL padded; empty for anonymous memory
+ * @host: the client's host identity, NUL padded; empty for none
+ * @mac: with RMEM_WIRE_AUTH_KEYED, HMAC-SHA256 under the host key of
+ *	"rmem-client" and the transcript (protocol.rst); else zero
+ */
+struct rmem_wire_auth {
+	__le32 magic;
+	__le16 version;
+	u8 flags;
+	u8 reserved;
+	__le64 size;
+	__le32 hold_ms;
+	__le32 reserved2;
+	char volume[RMEM_VOLUME_MAX];
+	char host[RMEM_HOST_ID_MAX];
+	u8 mac[RMEM_WIRE_MAC_LEN];
+} __packed;
+
+/* &struct rmem_wire_ready flags */
+#define RMEM_WIRE_READY_KEYED	0x1	/* the session key was derived */
+
+/**
  * struct rmem_wire_ready - session description, SENT on queue pair 0
  * @magic: RMEM_WIRE_MAGIC
  * @version: RMEM_WIRE_VERSION
- * @status: &enum rmem_wire_status; on error the rest is undefined
- * @token: session token for JOIN requests
+ * @status: &enum rmem_wire_status; on error the rest is zero
+ * @handle: names the session in later connect requests
  * @pool_id: the server pool's identity
  * @generation: generation of the memory (volume or anonymous session)
  * @size: bytes of the session
@@ -137,13 +226,18 @@ struct rmem_wire_reject {
  * @table_rkey: rkey of the chunk table
  * @table_addr: address of the chunk table (array of &struct rmem_wire_chunk)
  * @table_len: bytes of the chunk table
- * @reserved: zero
+ * @flags: RMEM_WIRE_READY_KEYED, or zero
+ * @session_key: without RMEM_WIRE_READY_KEYED, the session key (an
+ *	unauthenticated session has no secret to derive it from); else zero
+ * @mac: HMAC-SHA256 under the session key of "rmem-ready", the bytes
+ *	before @mac and the counter of the request it answers (le64; 0 for
+ *	NEW): the server's proof
  */
 struct rmem_wire_ready {
 	__le32 magic;
 	__le16 version;
 	__le16 status;
-	u8 token[RMEM_WIRE_TOKEN_LEN];
+	__le64 handle;
 	u8 pool_id[RMEM_ID_LEN];
 	__le64 generation;
 	__le64 size;
@@ -152,7 +246,9 @@ struct rmem_wire_ready {
 	__le32 table_rkey;
 	__le64 table_addr;
 	__le32 table_len;
-	__le32 reserved;
+	__le32 flags;
+	u8 session_key[RMEM_KEY_LEN];
+	u8 mac[RMEM_WIRE_MAC_LEN];
 } __packed;
 
 /**
@@ -175,7 +271,11 @@ struct rmem_wire_chunk {
 #define RMEM_WIRE_MAX_CHUNKS	(SZ_4M / sizeof(struct rmem_wire_chunk))
 
 static_assert(sizeof(struct rmem_wire_connect) == 56);
-static_assert(sizeof(struct rmem_wire_ready) == 88);
+static_assert(sizeof(struct rmem_wire_challenge) == 96);
+static_assert(sizeof(struct rmem_wire_auth) == 152);
+static_assert(sizeof(struct rmem_wire_ready) == 144);
 static_assert(sizeof(struct rmem_wire_chunk) == 16);
+static_assert(offsetof(struct rmem_wire_connect, ctl.mac) ==
+	      56 - RMEM_WIRE_CTL_MAC_LEN);
 
 #endif /* _RMEM_PROTO_H */

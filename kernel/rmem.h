@@ -57,6 +57,7 @@ struct rmem_prefix {
  * @mr_size: bytes per chunk wanted (0: default)
  * @allow: allowed client prefixes
  * @nr_allow: entries in @allow (0: any client)
+ * @auth: &enum rmem_auth, 0 for the default (rmem_server_auth())
  */
 struct rmem_server_cfg {
 	char name[RMEM_NAME_MAX];
@@ -65,6 +66,23 @@ struct rmem_server_cfg {
 	u64 mr_size;
 	struct rmem_prefix *allow;
 	unsigned int nr_allow;
+	u8 auth;
+};
+
+/**
+ * struct rmem_host_cfg - what HOST_ADD asks for
+ * @server: server name
+ * @id: the client's host identity
+ * @key: its key
+ * @size_limit: bytes it may hold, 0 for no limit
+ * @max_sessions: sessions it may have at once, 0 for no limit
+ */
+struct rmem_host_cfg {
+	char server[RMEM_NAME_MAX];
+	char id[RMEM_HOST_ID_MAX];
+	u8 key[RMEM_KEY_LEN];
+	u64 size_limit;
+	unsigned int max_sessions;
 };
 
 /**
@@ -78,6 +96,9 @@ struct rmem_server_cfg {
  * @nr_poll_qps: extra polled queue pairs (HCTX_TYPE_POLL), 0 for none
  * @keepalive_ms: connection probe interval, 0 for none
  * @loss_timeout_ms: reconnect for this long before failing I/O, 0: fail
+ * @host_id: this host's identity, empty for none
+ * @key: the host key, if @has_key
+ * @has_key: authenticate with @key
  */
 struct rmem_dev_cfg {
 	char name[RMEM_NAME_MAX];
@@ -89,6 +110,9 @@ struct rmem_dev_cfg {
 	unsigned int nr_poll_qps;
 	unsigned int keepalive_ms;
 	unsigned int loss_timeout_ms;
+	char host_id[RMEM_HOST_ID_MAX];
+	u8 key[RMEM_KEY_LEN];
+	bool has_key;
 };
 
 /**
@@ -125,6 +149,10 @@ int rmem_volume_fill(struct sk_buff *skb, const struct rmem_msg *m,
 		     const char *server, int *idx);
 int rmem_volume_del(const char *server, const char *volume, int *bad_attr,
 		    struct netlink_ext_ack *extack);
+int rmem_host_add(const struct rmem_host_cfg *cfg, int *bad_attr,
+		  struct netlink_ext_ack *extack);
+int rmem_host_del(const char *server, const char *id, bool force,
+		  int *bad_attr, struct netlink_ext_ack *extack);
 void rmem_server_exit(void);
 
 /* client.c */
@@ -156,5 +184,7 @@ void rmem_nl_notify_dev(struct rmem_dev *dev);
 bool rmem_prefix_match(const struct rmem_prefix *p,
 		       const struct sockaddr *addr);
 u16 rmem_addr_port(const struct sockaddr_storage *ss);
+bool rmem_addr_same_host(const struct sockaddr_storage *a,
+			 const struct sockaddr *b);
 
 #endif /* _RMEM_H */

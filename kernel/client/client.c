@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "auth.h"
 #include "client.h"
 
 static LIST_HEAD(rmem_devs);
@@ -42,6 +43,9 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	rmem_blk_free(dev);
 	/* also unmaps what a failed table read left mapped: all drained now */
 	rmem_dev_release_ib(dev);
+	rmem_mac_free(dev->mac);
+	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
+	kfree(dev->auth);
 	kvfree(dev->chunks);
 	free_page((unsigned long)dev->table_buf);
 	kfree(dev->ready);
@@ -105,13 +109,16 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	rmem_dev_recovery_init(dev);
 	init_completion(&dev->ctl_done);
 	dev->ctl_cqe.done = rmem_ctl_done;
+	dev->auth_cqe.done = rmem_dev_auth_sent;
 	dev->state = RMEM_DEV_STATE_CONNECTING;
 	dev->queues = kcalloc(RMEM_MAX_DEV_QPS, sizeof(*dev->queues),
 			      GFP_KERNEL);
 	dev->ready = kzalloc(sizeof(*dev->ready), GFP_KERNEL);
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
 	dev->ka_buf = kzalloc(sizeof(*dev->ka_buf), GFP_KERNEL);
-	if (!dev->queues || !dev->ready || !dev->zero || !dev->ka_buf) {
+	dev->auth = kzalloc(sizeof(*dev->auth), GFP_KERNEL);
+	if (!dev->queues || !dev->ready || !dev->zero || !dev->ka_buf ||
+	    !dev->auth) {
 		rmem_dev_free(dev);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -158,9 +165,13 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	if (ret)
 		goto out_free_dev;
 	*bad_attr = 0;
-	ret = rmem_dev_ready(dev, extack);
-	if (ret)
+	ret = rmem_dev_send_auth(dev, extack);
+	if (!ret)
+		ret = rmem_dev_ready(dev, extack);
+	if (ret) {
+		*bad_attr = rmem_reject_attr(ret);
 		goto out_free_dev;
+	}
 	dev->has_session = true;
 	ret = rmem_dev_read_table(dev, extack);
 	if (ret)
@@ -200,10 +211,11 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		ret = -ECONNRESET;
 		goto out_unlock;
 	}
-	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks\n",
+	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks, %s\n",
 		dev->name, dev->cfg.size >> 20, &dev->cfg.peer,
 		dev->cfg.volume[0] ? ", volume " : "", dev->cfg.volume,
-		dev->nr_queues, dev->cfg.queue_depth, dev->chunk_size >> 10);
+		dev->nr_queues, dev->cfg.queue_depth, dev->chunk_size >> 10,
+		dev->proven ? "authenticated" : "not authenticated");
 	rmem_nl_notify_dev(dev);
 	if (reply)
 		ret = rmem_nl_put_dev(reply, dev);

@@ -15,6 +15,8 @@
 #include "proto.h"
 #include "rmem.h"
 
+struct crypto_shash;
+
 #define RMEM_MAX_DEV_QPS	64
 #define RMEM_MAX_QUEUE_DEPTH	1024
 /* Scatter/gather entries per work request we use at most. */
@@ -46,6 +48,8 @@ static inline unsigned int rmem_wrs_per_rq(bool read_tail)
  * the server's NIC refused, before EIO.
  */
 #define RMEM_MAX_RETRIES	5
+/* The server holds a lost session this long beyond our loss timeout. */
+#define RMEM_HOLD_SLACK_MS	10000
 
 /* Why connecting a queue pair failed: each has its extack message. */
 enum rmem_cm_why {
@@ -72,6 +76,13 @@ enum rmem_cm_why {
 	RMEM_CM_ENOMEM,
 	RMEM_CM_EREG,
 	RMEM_CM_EAGAIN,
+	RMEM_CM_EAUTH,
+	RMEM_CM_ENOKEY,
+	RMEM_CM_ESESSIONS,
+	RMEM_CM_EQUOTA,
+	RMEM_CM_EHANDSHAKES,
+	RMEM_CM_EOWNER,
+	RMEM_CM_EREPLAY,
 };
 
 /**
@@ -152,7 +163,19 @@ struct rmem_remote_chunk {
  * @max_sge: scatter/gather entries per work request
  * @read_tail: the device is Soft-RoCE: a READ request ends with a small
  *	signalled READ of its last bytes (see rmem_build_wrs())
- * @token: session token
+ * @handle: names our session in signed connect requests
+ * @counter: counter of the last signed connect request
+ * @reconnect_counter: counter of the RECONNECT whose READY is awaited
+ * @mac: HMAC transform keyed with the session key
+ * @proven: both ends proved the host key at attach
+ * @server_name: the name the server gave in its challenge
+ * @nonce: our nonce of the last RMEM_WIRE_NEW
+ * @challenge: the server's challenge (accept of RMEM_WIRE_NEW)
+ * @got_challenge: @challenge holds what the server sent
+ * @server_qpn: the server's queue pair number from that accept
+ * @auth: the AUTH message buffer (queue pair 0 send)
+ * @auth_dma: DMA address of @auth
+ * @auth_cqe: completion of the AUTH send
  * @server_id: the server pool's identity
  * @generation: generation of the memory
  * @chunk_size: bytes per remote chunk
@@ -180,7 +203,7 @@ struct rmem_remote_chunk {
  *	attempt is stuck (in an allocation under memory pressure)
  * @ka_work: probes queue pair 0 with an 8-byte RDMA READ (probe.c)
  * @ka: the probe in flight (probe.c)
- * @has_session: READY arrived once: the token identifies our session
+ * @has_session: READY arrived once: the handle names our session
  * @registered: the disk exists: a lost connection is worth a reconnect
  * @torn_down: the queue pairs of the lost connection are gone (reconnect
  *	work only)
@@ -207,7 +230,19 @@ struct rmem_dev {
 	unsigned int nr_poll;
 	unsigned int max_sge;
 	bool read_tail;
-	u8 token[RMEM_WIRE_TOKEN_LEN];
+	u64 handle;
+	u64 counter;
+	u64 reconnect_counter;
+	struct crypto_shash *mac;
+	bool proven;
+	char server_name[RMEM_WIRE_SERVER_MAX];
+	u8 nonce[RMEM_WIRE_NONCE_LEN];
+	struct rmem_wire_challenge challenge;
+	bool got_challenge;
+	u32 server_qpn;
+	struct rmem_wire_auth *auth;
+	u64 auth_dma;
+	struct ib_cqe auth_cqe;
 	u8 server_id[RMEM_ID_LEN];
 	u64 generation;
 	u64 chunk_size;
@@ -294,6 +329,15 @@ void rmem_dev_release_ib(struct rmem_dev *dev);
 
 /* client.c */
 bool rmem_client_ibdev_usable(struct ib_device *ibdev);
+
+/* handshake.c */
+int rmem_wire_status_err(unsigned int status, enum rmem_cm_why *why);
+void rmem_cm_why_msg(struct netlink_ext_ack *extack, enum rmem_cm_why why);
+void rmem_queue_challenge(struct rmem_queue *queue, struct rdma_cm_event *ev);
+int rmem_dev_send_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack);
+void rmem_dev_auth_sent(struct ib_cq *cq, struct ib_wc *wc);
+int rmem_dev_ready_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack);
+int rmem_dev_sign(struct rmem_dev *dev, struct rmem_wire_connect *req, u32 qpn);
 
 /* recovery.c */
 void rmem_dev_fail(struct rmem_dev *dev);

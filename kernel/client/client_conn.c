@@ -9,9 +9,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <crypto/algapi.h>
 #include <linux/cpumask.h>
 #include <linux/overflow.h>
+#include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -24,8 +24,6 @@
 #define RMEM_READY_TIMEOUT	(60 * HZ)
 /* Waiting for READY on a reconnect: the server sends it at once. */
 #define RMEM_REREADY_TIMEOUT	(10 * HZ)
-/* The server holds a lost session this long beyond our loss timeout. */
-#define RMEM_HOLD_SLACK_MS	10000
 
 static void rmem_queue_cm_fail(struct rmem_queue *queue, int err,
 			       enum rmem_cm_why why)
@@ -33,87 +31,6 @@ static void rmem_queue_cm_fail(struct rmem_queue *queue, int err,
 	queue->cm_error = err;
 	queue->cm_why = why;
 	complete(&queue->cm_done);
-}
-
-/* The extack message of a failed connect. */
-static void rmem_cm_why_msg(struct netlink_ext_ack *extack,
-			    enum rmem_cm_why why)
-{
-	switch (why) {
-	case RMEM_CM_TIMEOUT:
-		NL_SET_ERR_MSG(extack, "timed out connecting to the peer");
-		break;
-	case RMEM_CM_ROUTE_RESOLUTION:
-		NL_SET_ERR_MSG(extack, "route resolution failed");
-		break;
-	case RMEM_CM_QP_SETUP:
-		NL_SET_ERR_MSG(extack, "cannot set up the queue pair on the RDMA device");
-		break;
-	case RMEM_CM_IWARP:
-		NL_SET_ERR_MSG(extack, "iWARP RDMA devices are not supported");
-		break;
-	case RMEM_CM_DEV_REMOVED:
-		NL_SET_ERR_MSG(extack, "the RDMA device was removed");
-		break;
-	case RMEM_CM_DEV_CHANGED:
-		NL_SET_ERR_MSG(extack,
-			       "the route to the peer now uses an RDMA device with other limits");
-		break;
-	case RMEM_CM_NO_LISTENER:
-		NL_SET_ERR_MSG(extack,
-			       "connection refused: no rmem server at that address and port");
-		break;
-	case RMEM_CM_PEER_CM:
-		NL_SET_ERR_MSG(extack,
-			       "the peer's RDMA connection manager refused the connection");
-		break;
-	case RMEM_CM_REFUSED:
-		NL_SET_ERR_MSG(extack, "server refused the connection");
-		break;
-	case RMEM_CM_ADDR:
-		NL_SET_ERR_MSG(extack,
-			       "peer address unreachable (no RDMA route or no ARP answer)");
-		break;
-	case RMEM_CM_ROUTE:
-		NL_SET_ERR_MSG(extack, "no route to the peer");
-		break;
-	case RMEM_CM_UNREACHABLE:
-		NL_SET_ERR_MSG(extack, "no answer from the peer to the connect request");
-		break;
-	case RMEM_CM_EVERSION:
-		NL_SET_ERR_MSG(extack, "server speaks another rmem protocol version");
-		break;
-	case RMEM_CM_EINVAL:
-		NL_SET_ERR_MSG(extack, "server refused the request as malformed");
-		break;
-	case RMEM_CM_EACCES:
-		NL_SET_ERR_MSG(extack, "server does not allow this client's address");
-		break;
-	case RMEM_CM_ENOSPC:
-		NL_SET_ERR_MSG(extack, "not enough free memory in the server's pool");
-		break;
-	case RMEM_CM_EBUSY:
-		NL_SET_ERR_MSG(extack, "volume is attached by another client");
-		break;
-	case RMEM_CM_ESIZE:
-		NL_SET_ERR_MSG(extack,
-			       "volume exists on the server with a different size");
-		break;
-	case RMEM_CM_ENOSESSION:
-		NL_SET_ERR_MSG(extack, "server does not know the session any more");
-		break;
-	case RMEM_CM_ENOMEM:
-		NL_SET_ERR_MSG(extack, "server is out of memory or resources");
-		break;
-	case RMEM_CM_EREG:
-		NL_SET_ERR_MSG(extack, "server could not register memory");
-		break;
-	case RMEM_CM_EAGAIN:
-		NL_SET_ERR_MSG(extack, "server is recovering the session: try again");
-		break;
-	case RMEM_CM_OK:
-		break;
-	}
 }
 
 /**
@@ -175,6 +92,10 @@ void rmem_dev_release_ib(struct rmem_dev *dev)
 		ib_dma_unmap_single(ibdev, dev->ready_dma, sizeof(*dev->ready),
 				    DMA_FROM_DEVICE);
 	dev->ready_dma = 0;
+	if (dev->auth_dma)
+		ib_dma_unmap_single(ibdev, dev->auth_dma, sizeof(*dev->auth),
+				    DMA_TO_DEVICE);
+	dev->auth_dma = 0;
 	if (dev->ka_dma)
 		ib_dma_unmap_single(ibdev, dev->ka_dma, sizeof(*dev->ka_buf),
 				    DMA_FROM_DEVICE);
@@ -277,6 +198,12 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
 					   DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(ibdev, dev->ready_dma)) {
 		dev->ready_dma = 0;
+		goto out_release;
+	}
+	dev->auth_dma = ib_dma_map_single(ibdev, dev->auth, sizeof(*dev->auth),
+					  DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dev->auth_dma)) {
+		dev->auth_dma = 0;
 		goto out_release;
 	}
 	dev->zero_dma = ib_dma_map_single(ibdev, dev->zero, RMEM_ZERO_BUF,
@@ -412,7 +339,9 @@ static int rmem_queue_connect_locked(struct rmem_queue *queue)
 	if (queue->leave) {
 		/* no queue pair: the server answers with a reject */
 		req.op = RMEM_WIRE_LEAVE;
-		memcpy(req.join.token, dev->token, sizeof(req.join.token));
+		ret = rmem_dev_sign(dev, &req, 0);
+		if (ret)
+			return ret;
 		p.private_data = &req;
 		p.private_data_len = sizeof(req);
 		return rdma_connect_locked(queue->cm_id, &p);
@@ -424,23 +353,26 @@ static int rmem_queue_connect_locked(struct rmem_queue *queue)
 	req.nr_qps = cpu_to_le16(dev->nr_queues);
 	if (queue->index == 0 && dev->has_session) {
 		req.op = RMEM_WIRE_RECONNECT;
-		memcpy(req.join.token, dev->token, sizeof(req.join.token));
+		ret = rmem_dev_sign(dev, &req, queue->cm_id->qp->qp_num);
+		if (ret)
+			return ret;
+		dev->reconnect_counter = le64_to_cpu(req.ctl.counter);
 		ret = rmem_queue_post_ready_recv(queue);
 		if (ret)
 			return ret;
 	} else if (queue->index == 0) {
 		req.op = RMEM_WIRE_NEW;
-		req.new.size = cpu_to_le64(dev->cfg.size);
-		strscpy(req.new.volume, dev->cfg.volume, sizeof(req.new.volume));
-		if (dev->cfg.loss_timeout_ms)
-			req.new.hold_ms = cpu_to_le32(dev->cfg.loss_timeout_ms +
-						      RMEM_HOLD_SLACK_MS);
+		get_random_bytes(dev->nonce, sizeof(dev->nonce));
+		memcpy(req.new.nonce, dev->nonce, sizeof(req.new.nonce));
+		dev->got_challenge = false;
 		ret = rmem_queue_post_ready_recv(queue);
 		if (ret)
 			return ret;
 	} else {
 		req.op = RMEM_WIRE_JOIN;
-		memcpy(req.join.token, dev->token, sizeof(req.join.token));
+		ret = rmem_dev_sign(dev, &req, queue->cm_id->qp->qp_num);
+		if (ret)
+			return ret;
 	}
 	p.private_data = &req;
 	p.private_data_len = sizeof(req);
@@ -467,24 +399,10 @@ static bool rmem_no_listener(struct rdma_cm_id *id, int status)
 static void rmem_queue_rejected(struct rmem_queue *queue,
 				struct rdma_cm_event *ev)
 {
-	static const struct {
-		int err;
-		enum rmem_cm_why why;
-	} map[] = {
-		[RMEM_WIRE_EVERSION] = { -EPROTONOSUPPORT, RMEM_CM_EVERSION },
-		[RMEM_WIRE_EINVAL] = { -EINVAL, RMEM_CM_EINVAL },
-		[RMEM_WIRE_EACCES] = { -EACCES, RMEM_CM_EACCES },
-		[RMEM_WIRE_ENOSPC] = { -ENOSPC, RMEM_CM_ENOSPC },
-		[RMEM_WIRE_EBUSY] = { -EBUSY, RMEM_CM_EBUSY },
-		[RMEM_WIRE_ESIZE] = { -EINVAL, RMEM_CM_ESIZE },
-		[RMEM_WIRE_ENOSESSION] = { -ENOENT, RMEM_CM_ENOSESSION },
-		[RMEM_WIRE_ENOMEM] = { -ENOMEM, RMEM_CM_ENOMEM },
-		[RMEM_WIRE_EREG] = { -EIO, RMEM_CM_EREG },
-		[RMEM_WIRE_EAGAIN] = { -EAGAIN, RMEM_CM_EAGAIN },
-	};
 	const struct rmem_wire_reject *rej;
+	enum rmem_cm_why why;
 	u8 len = 0;
-	unsigned int st;
+	int err;
 
 	rej = rdma_consumer_reject_data(queue->cm_id, ev, &len);
 	if (rmem_no_listener(queue->cm_id, ev->status)) {
@@ -497,13 +415,10 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 		rmem_queue_cm_fail(queue, -ECONNRESET, RMEM_CM_PEER_CM);
 		return;
 	}
-	st = le16_to_cpu(rej->status);
-	if (le16_to_cpu(rej->version) != RMEM_WIRE_VERSION)
-		st = RMEM_WIRE_EVERSION;
-	if (st >= ARRAY_SIZE(map) || !map[st].err)
-		rmem_queue_cm_fail(queue, -ECONNRESET, RMEM_CM_REFUSED);
-	else
-		rmem_queue_cm_fail(queue, map[st].err, map[st].why);
+	err = rmem_wire_status_err(le16_to_cpu(rej->version) !=
+				   RMEM_WIRE_VERSION ? RMEM_WIRE_EVERSION :
+				   le16_to_cpu(rej->status), &why);
+	rmem_queue_cm_fail(queue, err, why);
 }
 
 static int __rmem_client_cm_handler(struct rdma_cm_id *id,
@@ -535,6 +450,8 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		/* late, on a queue pair being torn down: not connected */
 		if (queue->closing)
 			break;
+		if (!queue->index && !queue->leave && !queue->dev->has_session)
+			rmem_queue_challenge(queue, ev);
 		WRITE_ONCE(queue->connected, true);
 		rmem_queue_cm_fail(queue, 0, RMEM_CM_OK);
 		break;
@@ -612,10 +529,17 @@ int rmem_reject_attr(int err)
 {
 	switch (err) {
 	case -ENOSPC:
+	case -EDQUOT:
 		return RMEM_A_DEV_SIZE;
 	case -EBUSY:
 	case -EINVAL:
+	case -EPERM:
 		return RMEM_A_DEV_VOLUME;
+	case -EKEYREJECTED:
+	case -ENOKEY:
+		return RMEM_A_DEV_KEY;
+	case -EUSERS:
+		return RMEM_A_DEV_HOST_ID;
 	default:
 		return 0;
 	}
@@ -673,8 +597,9 @@ int rmem_queue_connect(struct rmem_queue *queue,
  * @dev: the device
  * @extack: error reporting, may be NULL
  *
- * On a reconnect READY must describe the very session we had: same token,
- * pool and generation.
+ * READY must be signed with the session key (rmem_dev_ready_auth()); on
+ * a reconnect it must describe the very session we had: same handle, pool
+ * and generation.
  *
  * Return: 0, -ESTALE for another session, or another negative errno.
  */
@@ -682,7 +607,9 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 {
 	const struct rmem_wire_ready *r = dev->ready;
 	u64 chunk_size, size, total;
+	enum rmem_cm_why why;
 	u32 nr;
+	int ret;
 
 	if (!wait_for_completion_timeout(&dev->ctl_done, dev->has_session ?
 					 RMEM_REREADY_TIMEOUT :
@@ -698,19 +625,20 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 				   DMA_FROM_DEVICE);
 	if (dev->ctl_len != sizeof(*r) ||
 	    le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
-	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION || r->reserved) {
+	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION) {
 		NL_SET_ERR_MSG(extack,
 			       "server sent a session description in another protocol version");
 		return -EPROTO;
 	}
-	if (le16_to_cpu(r->status) == RMEM_WIRE_EREG) {
-		NL_SET_ERR_MSG(extack, "server could not register memory");
-		return -EIO;
-	}
 	if (le16_to_cpu(r->status) != RMEM_WIRE_OK) {
-		NL_SET_ERR_MSG(extack, "server failed the session setup");
-		return -EIO;
+		/* a refusal of the AUTH message or of the memory asked for */
+		ret = rmem_wire_status_err(le16_to_cpu(r->status), &why);
+		rmem_cm_why_msg(extack, why);
+		return ret;
 	}
+	ret = rmem_dev_ready_auth(dev, extack);
+	if (ret)
+		return ret;
 	chunk_size = le64_to_cpu(r->chunk_size);
 	size = le64_to_cpu(r->size);
 	nr = le32_to_cpu(r->nr_chunks);
@@ -724,14 +652,14 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 		return -EPROTO;
 	}
 	if (dev->has_session) {
-		if (crypto_memneq(dev->token, r->token, sizeof(dev->token)) ||
+		if (dev->handle != le64_to_cpu(r->handle) ||
 		    memcmp(dev->server_id, r->pool_id, sizeof(dev->server_id)) ||
 		    dev->generation != le64_to_cpu(r->generation) ||
 		    dev->chunk_size != chunk_size || dev->nr_chunks != nr)
 			return -ESTALE;
 		return 0;
 	}
-	memcpy(dev->token, r->token, sizeof(dev->token));
+	dev->handle = le64_to_cpu(r->handle);
 	memcpy(dev->server_id, r->pool_id, sizeof(dev->server_id));
 	dev->generation = le64_to_cpu(r->generation);
 	dev->chunk_size = chunk_size;

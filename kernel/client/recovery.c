@@ -326,6 +326,8 @@ static const char *rmem_reconnect_fatal(int err)
 		return "the server no longer allows this client's address";
 	case -EINVAL:
 		return "the server refused the reconnect as malformed";
+	case -EKEYREJECTED:
+		return "the server refused the session's signature";
 	default:
 		return NULL;
 	}

@@ -2,8 +2,7 @@
 /*
  * rmem server role: the memory donor.
  *
- * A server owns a pool of RAM, allocated at creation in chunks of
- * chunk_size bytes (each chunk a few high-order blocks, DMA mapped once).
+ * A server owns a pool of RAM (pool.c), allocated at creation in chunks.
  * Each client session gets its own protection domain; the chunks handed to
  * it are registered as memory regions in that PD only, so no other
  * session's queue pairs can reach them, whatever rkey they try.  Chunks are
@@ -31,9 +30,6 @@ static struct ib_client rmem_server_ib_client;
 static int rmem_server_ibdev_ok;
 static DEFINE_MUTEX(rmem_servers_lock);
 
-/* Generation numbers: random start, then strictly increasing. */
-static atomic64_t rmem_generation;
-
 static struct rmem_server *rmem_server_find(const char *name)
 {
 	struct rmem_server *srv;
@@ -53,225 +49,6 @@ static unsigned long rmem_servers_seq;
 static unsigned long rmem_server_cookie(const struct rmem_server *srv)
 {
 	return srv->seq;
-}
-
-/* ---- chunks ------------------------------------------------------------ */
-
-static void rmem_chunk_free(struct rmem_server *srv, struct rmem_chunk *c)
-{
-	struct scatterlist *sg;
-	int i;
-
-	if (!c->sgt.sgl)
-		return;
-	if (c->mapped)
-		ib_dma_unmap_sg(srv->ibdev, c->sgt.sgl, c->sgt.orig_nents,
-				DMA_BIDIRECTIONAL);
-	for_each_sgtable_sg(&c->sgt, sg, i)
-		if (sg_page(sg))
-			__free_pages(sg_page(sg), srv->block_order);
-	sg_free_table(&c->sgt);
-}
-
-static int rmem_chunk_alloc(struct rmem_server *srv, struct rmem_chunk *c)
-{
-	unsigned int nblocks = srv->chunk_size >> (PAGE_SHIFT + srv->block_order);
-	struct scatterlist *sg;
-	struct page *page;
-	int i, ret;
-
-	ret = sg_alloc_table(&c->sgt, nblocks, GFP_KERNEL);
-	if (ret)
-		return ret;
-	for_each_sgtable_sg(&c->sgt, sg, i) {
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
-				   __GFP_RETRY_MAYFAIL, srv->block_order);
-		if (!page)
-			return -ENOMEM;
-		sg_set_page(sg, page, PAGE_SIZE << srv->block_order, 0);
-	}
-	ret = ib_dma_map_sg(srv->ibdev, c->sgt.sgl, c->sgt.orig_nents,
-			    DMA_BIDIRECTIONAL);
-	if (ret <= 0)
-		return -EIO;
-	c->sgt.nents = ret;
-	c->mapped = true;
-	return 0;
-}
-
-/* No ib_dma_sync_sg_*() in this kernel: sync real DMA mappings directly. */
-static void rmem_chunk_sync(struct rmem_server *srv, struct rmem_chunk *c,
-			    bool for_cpu)
-{
-	if (ib_uses_virt_dma(srv->ibdev))
-		return;
-	if (for_cpu)
-		dma_sync_sg_for_cpu(srv->ibdev->dma_device, c->sgt.sgl,
-				    c->sgt.orig_nents, DMA_BIDIRECTIONAL);
-	else
-		dma_sync_sg_for_device(srv->ibdev->dma_device, c->sgt.sgl,
-				       c->sgt.orig_nents, DMA_BIDIRECTIONAL);
-}
-
-/* Zero a chunk a client wrote to, before anyone else can see it. */
-static void rmem_chunk_zero(struct rmem_server *srv, struct rmem_chunk *c)
-{
-	unsigned int n = 1U << srv->block_order;
-	struct scatterlist *sg;
-	unsigned int j;
-	int i;
-
-	if (!c->dirty)
-		return;
-	rmem_chunk_sync(srv, c, true);
-	for_each_sgtable_sg(&c->sgt, sg, i) {
-		for (j = 0; j < n; j++)
-			clear_highpage(sg_page(sg) + j);
-		cond_resched();
-	}
-	rmem_chunk_sync(srv, c, false);
-	c->dirty = false;
-}
-
-/*
- * Take @n chunks into @out: zeroed ones first, then dirty ones (the
- * session's setup zeroes those).  -EAGAIN: only with the chunk being
- * zeroed are there enough; wait for it.  Called with srv->lock.
- */
-static int rmem_chunks_take(struct rmem_server *srv, struct rmem_chunk **out,
-			    unsigned int n)
-{
-	struct list_head *from;
-	unsigned int i;
-
-	if (n > srv->nr_free)
-		return -ENOSPC;
-	if (n > srv->nr_free - !!srv->zeroing)
-		return -EAGAIN;
-	for (i = 0; i < n; i++) {
-		from = &srv->free_chunks;
-		if (list_empty(from)) {
-			from = &srv->dirty_chunks;
-			srv->nr_dirty--;
-		}
-		out[i] = list_first_entry(from, struct rmem_chunk, node);
-		list_del_init(&out[i]->node);
-	}
-	srv->nr_free -= n;
-	return 0;
-}
-
-/*
- * Zero released chunks one at a time, outside the lock, until none is
- * dirty or the server goes away: attach then finds zeroed memory and its
- * time does not depend on what earlier clients used.
- */
-static void rmem_server_zero_work(struct work_struct *work)
-{
-	struct rmem_server *srv = container_of(to_delayed_work(work),
-					       struct rmem_server, zero_work);
-	unsigned long resume, now;
-	struct rmem_chunk *c;
-
-	for (;;) {
-		mutex_lock(&srv->lock);
-		if (srv->dying || srv->zero_waiters ||
-		    list_empty(&srv->dirty_chunks)) {
-			mutex_unlock(&srv->lock);
-			return;
-		}
-		/*
-		 * A client connected: come back once it is done, unless the
-		 * oldest dirty chunk has waited RMEM_ZERO_MAX_DELAY_MS.
-		 */
-		now = jiffies;
-		resume = READ_ONCE(srv->zero_resume);
-		if (time_before(now, resume) &&
-		    resume - now <= msecs_to_jiffies(RMEM_ZERO_PAUSE_MS) &&
-		    time_before(now, srv->zero_due)) {
-			queue_delayed_work(system_unbound_wq, &srv->zero_work,
-					   resume - now);
-			mutex_unlock(&srv->lock);
-			return;
-		}
-		c = list_first_entry(&srv->dirty_chunks, struct rmem_chunk, node);
-		list_del_init(&c->node);
-		srv->zeroing = c;
-		mutex_unlock(&srv->lock);
-
-		rmem_chunk_zero(srv, c);
-
-		mutex_lock(&srv->lock);
-		WRITE_ONCE(srv->zeroing, NULL);
-		srv->nr_dirty--;
-		list_add_tail(&c->node, &srv->free_chunks);
-		mutex_unlock(&srv->lock);
-		wake_up_all(&srv->zero_wq);
-		cond_resched();
-	}
-}
-
-/*
- * Give chunks back; they are zeroed (in the background, or by the next
- * session's setup) before anyone sees them again.  Called with srv->lock.
- */
-static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
-			    unsigned int n)
-{
-	unsigned int i;
-
-	/* pauses for connects end by then (rmem_server_zero_work()) */
-	if (n && list_empty(&srv->dirty_chunks))
-		srv->zero_due = jiffies +
-				msecs_to_jiffies(RMEM_ZERO_MAX_DELAY_MS);
-	for (i = 0; i < n; i++) {
-		c[i]->dirty = true;
-		list_add_tail(&c[i]->node, &srv->dirty_chunks);
-	}
-	srv->nr_free += n;
-	srv->nr_dirty += n;
-	if (n && !srv->dying)
-		queue_delayed_work(system_unbound_wq, &srv->zero_work, 0);
-}
-
-/**
- * rmem_server_zero_pause() - a client is connecting: zeroing waits
- * @srv: the server
- *
- * Attaches and reconnects come first: the background zeroing finishes the
- * chunk it is on and pauses until RMEM_ZERO_PAUSE_MS after the last
- * accepted connect request, for at most RMEM_ZERO_MAX_DELAY_MS after the
- * oldest dirty chunk was released (clients that keep connecting do not
- * keep released data in memory).  A session that needs dirty chunks
- * meanwhile zeroes them in its own setup.
- */
-void rmem_server_zero_pause(struct rmem_server *srv)
-{
-	WRITE_ONCE(srv->zero_resume,
-		   jiffies + msecs_to_jiffies(RMEM_ZERO_PAUSE_MS));
-}
-
-/* ---- volumes ----------------------------------------------------------- */
-
-static struct rmem_volume *rmem_volume_find(struct rmem_server *srv,
-					    const char *name)
-{
-	struct rmem_volume *vol;
-
-	list_for_each_entry(vol, &srv->volumes, node)
-		if (!strcmp(vol->name, name))
-			return vol;
-	return NULL;
-}
-
-static void rmem_volume_free(struct rmem_server *srv, struct rmem_volume *vol)
-{
-	rmem_chunks_put(srv, vol->chunks, vol->nr_chunks);
-	list_del(&vol->node);
-	kvfree(vol->chunks);
-	kfree(vol);
 }
 
 /* ---- server lifetime ---------------------------------------------------- */
@@ -343,6 +120,7 @@ static void rmem_server_free(struct rmem_server *srv)
 	kvfree(srv->chunks);
 	if (srv->ibdev)
 		ib_device_put(srv->ibdev);
+	rmem_hosts_free(srv);
 	kfree(srv->allow);
 	kfree(srv);
 }
@@ -434,6 +212,8 @@ int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 	INIT_LIST_HEAD(&srv->dirty_chunks);
 	INIT_LIST_HEAD(&srv->sessions);
 	INIT_LIST_HEAD(&srv->volumes);
+	INIT_LIST_HEAD(&srv->hosts);
+	srv->auth = cfg->auth;
 	INIT_DELAYED_WORK(&srv->zero_work, rmem_server_zero_work);
 	init_waitqueue_head(&srv->zero_wq);
 	init_completion(&srv->sessions_done);
@@ -624,153 +404,6 @@ void rmem_server_exit(void)
 	ib_unregister_client(&rmem_server_ib_client);
 }
 
-/* ---- sessions: allocation of memory at connect ------------------------ */
-
-static enum rmem_wire_status
-rmem_server_try_session_memory(struct rmem_server *srv,
-			       struct rmem_session *sess);
-
-/**
- * rmem_server_session_memory() - give a new session its chunks
- * @srv: the server
- * @sess: the session; size and volume name set
- *
- * Anonymous sessions take fresh chunks; a named volume is created on first
- * use and handed back, same chunks, same contents, afterwards.  Called with
- * srv->lock held, which it may drop and take again while the chunk it
- * needs is being zeroed.
- *
- * Return: RMEM_WIRE_OK or the status to reject with.
- */
-enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
-						 struct rmem_session *sess)
-{
-	enum rmem_wire_status status;
-
-	/* the zero work stops after its chunk while anyone waits for it */
-	while ((status = rmem_server_try_session_memory(srv, sess)) ==
-	       RMEM_WIRE_EAGAIN) {
-		srv->zero_waiters++;
-		mutex_unlock(&srv->lock);
-		wait_event(srv->zero_wq, !READ_ONCE(srv->zeroing));
-		mutex_lock(&srv->lock);
-		srv->zero_waiters--;
-		if (srv->dying)
-			return RMEM_WIRE_ENOMEM;
-	}
-	if (!srv->zero_waiters && !srv->dying &&
-	    !list_empty(&srv->dirty_chunks))
-		queue_delayed_work(system_unbound_wq, &srv->zero_work, 0);
-	return status;
-}
-
-/* rmem_server_session_memory(), or EAGAIN to wait for the zero work */
-static enum rmem_wire_status
-rmem_server_try_session_memory(struct rmem_server *srv,
-			       struct rmem_session *sess)
-{
-	unsigned int n = DIV_ROUND_UP_ULL(sess->size, srv->chunk_size);
-	struct rmem_volume *vol;
-	int ret;
-
-	if (!sess->volume_name[0]) {
-		sess->chunks = kvcalloc(n, sizeof(*sess->chunks),
-					GFP_KERNEL | __GFP_NOWARN);
-		if (!sess->chunks)
-			return RMEM_WIRE_ENOMEM;
-		ret = rmem_chunks_take(srv, sess->chunks, n);
-		if (ret) {
-			kvfree(sess->chunks);
-			sess->chunks = NULL;
-			return ret == -EAGAIN ? RMEM_WIRE_EAGAIN :
-						RMEM_WIRE_ENOSPC;
-		}
-		sess->nr_chunks = n;
-		sess->generation = atomic64_inc_return(&rmem_generation);
-		return RMEM_WIRE_OK;
-	}
-
-	vol = rmem_volume_find(srv, sess->volume_name);
-	if (vol) {
-		if (vol->owner)
-			return RMEM_WIRE_EBUSY;
-		if (vol->size != sess->size)
-			return RMEM_WIRE_ESIZE;
-	} else {
-		vol = kzalloc(sizeof(*vol), GFP_KERNEL);
-		if (!vol)
-			return RMEM_WIRE_ENOMEM;
-		vol->chunks = kvcalloc(n, sizeof(*vol->chunks),
-				       GFP_KERNEL | __GFP_NOWARN);
-		if (!vol->chunks) {
-			kfree(vol);
-			return RMEM_WIRE_ENOMEM;
-		}
-		ret = rmem_chunks_take(srv, vol->chunks, n);
-		if (ret) {
-			kvfree(vol->chunks);
-			kfree(vol);
-			return ret == -EAGAIN ? RMEM_WIRE_EAGAIN :
-						RMEM_WIRE_ENOSPC;
-		}
-		strscpy(vol->name, sess->volume_name, sizeof(vol->name));
-		sess->volume_created = true;
-		vol->size = sess->size;
-		vol->nr_chunks = n;
-		vol->generation = atomic64_inc_return(&rmem_generation);
-		list_add_tail(&vol->node, &srv->volumes);
-	}
-	vol->owner = sess;
-	sess->volume = vol;
-	sess->chunks = vol->chunks;
-	sess->nr_chunks = vol->nr_chunks;
-	sess->generation = vol->generation;
-	return RMEM_WIRE_OK;
-}
-
-/**
- * rmem_server_session_release_memory() - a session ends: give memory back
- * @srv: the server
- * @sess: the session
- *
- * A volume keeps its chunks and becomes free for the next attach, unless
- * this session created it and never got as far as READY (a failed attach
- * creates nothing); an anonymous session's chunks return to the pool, to be
- * zeroed before reuse.  Called with srv->lock held.
- */
-void rmem_server_session_release_memory(struct rmem_server *srv,
-					struct rmem_session *sess)
-{
-	if (sess->volume) {
-		if (sess->volume_created && !sess->was_live)
-			rmem_volume_free(srv, sess->volume);
-		else
-			sess->volume->owner = NULL;
-		sess->volume = NULL;
-	} else if (sess->chunks) {
-		rmem_chunks_put(srv, sess->chunks, sess->nr_chunks);
-		kvfree(sess->chunks);
-	}
-	sess->chunks = NULL;
-	sess->nr_chunks = 0;
-}
-
-/**
- * rmem_server_zero_chunks() - zero what a session may not see
- * @srv: the server
- * @sess: the session
- *
- * Chunks that came back from another anonymous session, or from a freed
- * volume, are zeroed before they are registered for this session.
- */
-void rmem_server_zero_chunks(struct rmem_server *srv, struct rmem_session *sess)
-{
-	unsigned int i;
-
-	for (i = 0; i < sess->nr_chunks; i++)
-		rmem_chunk_zero(srv, sess->chunks[i]);
-}
-
 /* ---- volumes over netlink ---------------------------------------------- */
 
 /**
@@ -811,6 +444,66 @@ int rmem_volume_del(const char *server, const char *volume, int *bad_attr,
 	}
 	mutex_unlock(&srv->lock);
 out_unlock:
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/* ---- host entries over netlink ----------------------------------------- */
+
+/**
+ * rmem_host_add() - add a host entry to a server
+ * @cfg: server, identity, key, limits
+ * @bad_attr: set to the RMEM_A_HOST_* attribute at fault on error
+ * @extack: error reporting
+ *
+ * Return: 0, -ENOENT for an unknown server, or what
+ * rmem_server_host_add() returns.
+ */
+int rmem_host_add(const struct rmem_host_cfg *cfg, int *bad_attr,
+		  struct netlink_ext_ack *extack)
+{
+	struct rmem_server *srv;
+	int ret;
+
+	*bad_attr = RMEM_A_HOST_SERVER;
+	mutex_lock(&rmem_servers_lock);
+	srv = rmem_server_find(cfg->server);
+	if (!srv) {
+		NL_SET_ERR_MSG(extack, "no such server");
+		ret = -ENOENT;
+	} else {
+		ret = rmem_server_host_add(srv, cfg, bad_attr, extack);
+	}
+	mutex_unlock(&rmem_servers_lock);
+	return ret;
+}
+
+/**
+ * rmem_host_del() - remove a host entry from a server
+ * @server: server name
+ * @id: host identity
+ * @force: also when the host has sessions, which end
+ * @bad_attr: set to the RMEM_A_HOST_* attribute at fault on error
+ * @extack: error reporting
+ *
+ * Return: 0, -ENOENT, or -EBUSY.
+ */
+int rmem_host_del(const char *server, const char *id, bool force,
+		  int *bad_attr, struct netlink_ext_ack *extack)
+{
+	struct rmem_server *srv;
+	int ret;
+
+	*bad_attr = RMEM_A_HOST_SERVER;
+	mutex_lock(&rmem_servers_lock);
+	srv = rmem_server_find(server);
+	if (!srv) {
+		NL_SET_ERR_MSG(extack, "no such server");
+		ret = -ENOENT;
+	} else {
+		*bad_attr = RMEM_A_HOST_ID;
+		ret = rmem_server_host_del(srv, id, force, extack);
+	}
 	mutex_unlock(&rmem_servers_lock);
 	return ret;
 }
@@ -986,9 +679,6 @@ int rmem_volume_fill(struct sk_buff *skb, const struct rmem_msg *m,
  */
 int rmem_server_init(void)
 {
-	u64 start;
-
-	get_random_bytes(&start, sizeof(start));
-	atomic64_set(&rmem_generation, start >> 16);
+	rmem_pool_init();
 	return ib_register_client(&rmem_server_ib_client);
 }

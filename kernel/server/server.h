@@ -15,8 +15,12 @@
 #include "probe.h"
 #include "proto.h"
 
+struct crypto_shash;
+
 /* Most queue pairs a session may open. */
 #define RMEM_MAX_QPS		64
+/* Registration work requests posted between waits. */
+#define RMEM_REG_BATCH		16
 
 /*
  * Background zeroing pauses this long after each accepted connect request,
@@ -24,6 +28,16 @@
  */
 #define RMEM_ZERO_PAUSE_MS	1000
 #define RMEM_ZERO_MAX_DELAY_MS	10000
+
+/*
+ * Connections that have not authenticated yet, at most: per server, and
+ * per client address; each must send its AUTH within RMEM_HS_TIMEOUT of
+ * its connect request.  A flood of connect requests then costs the
+ * server a bounded number of queue pairs and nothing of its pool.
+ */
+#define RMEM_HS_MAX		16
+#define RMEM_HS_PER_ADDR	4
+#define RMEM_HS_TIMEOUT		(20 * HZ)
 
 /* First member of every rdma_cm_id context of the server role. */
 enum rmem_cm_ctx {
@@ -56,6 +70,10 @@ struct rmem_chunk {
  * @chunks: its chunks
  * @nr_chunks: entries in @chunks
  * @owner: attached session, or NULL
+ * @owner_id: host identity of the client that created it; only that
+ *	identity may attach it
+ * @owner_proven: its creator proved its key; only a client proving the
+ *	same may attach it
  */
 struct rmem_volume {
 	struct list_head node;
@@ -65,6 +83,24 @@ struct rmem_volume {
 	struct rmem_chunk **chunks;
 	unsigned int nr_chunks;
 	struct rmem_session *owner;
+	char owner_id[RMEM_HOST_ID_MAX];
+	bool owner_proven;
+};
+
+/**
+ * struct rmem_host - a client host a server knows: its key and limits
+ * @node: in the server's host list
+ * @id: the host identity
+ * @key: the host key
+ * @size_limit: bytes its sessions and volumes may hold, 0 for no limit
+ * @max_sessions: sessions it may have at once, 0 for no limit
+ */
+struct rmem_host {
+	struct list_head node;
+	char id[RMEM_HOST_ID_MAX];
+	u8 key[RMEM_KEY_LEN];
+	u64 size_limit;
+	unsigned int max_sessions;
 };
 
 /**
@@ -105,6 +141,12 @@ struct rmem_volume {
  * @volumes: named volumes
  * @allow: allowed client prefixes
  * @nr_allow: entries in @allow; 0 allows any client
+ * @hosts: host entries (&struct rmem_host)
+ * @nr_hosts: entries in @hosts
+ * @auth: the &enum rmem_auth asked for, 0 for the default: none until
+ *	the first host key, then required (rmem_server_auth())
+ * @keyed: a host key was added once; stays set when they are all removed
+ * @nr_hs: sessions counting against RMEM_HS_MAX
  * @lock: protects the lists and counters above
  * @dying: being removed; refuse new sessions
  */
@@ -138,9 +180,27 @@ struct rmem_server {
 	struct list_head volumes;
 	struct rmem_prefix *allow;
 	unsigned int nr_allow;
+	struct list_head hosts;
+	unsigned int nr_hosts;
+	u8 auth;
+	bool keyed;
+	unsigned int nr_hs;
 	struct mutex lock;	/* lists, counters, session states */
 	bool dying;
 };
+
+/**
+ * rmem_server_auth() - how a server authenticates clients now
+ * @srv: the server
+ *
+ * Return: &enum rmem_auth.
+ */
+static inline u8 rmem_server_auth(const struct rmem_server *srv)
+{
+	if (srv->auth)
+		return srv->auth;
+	return srv->keyed ? RMEM_AUTH_REQUIRED : RMEM_AUTH_NONE;
+}
 
 /**
  * struct rmem_sconn - one queue pair of a session, server side
@@ -148,19 +208,35 @@ struct rmem_server {
  * @cm_id: its rdma_cm id (owns the QP)
  * @sess: the session
  * @index: queue pair index in the session
+ * @reconnect: queue pair 0 of a RECONNECT: its ESTABLISHED sends READY
  */
 struct rmem_sconn {
 	enum rmem_cm_ctx ctx;
 	struct rdma_cm_id *cm_id;
 	struct rmem_session *sess;
 	unsigned int index;
+	bool reconnect;
 };
 
 /**
  * struct rmem_session - one client's attachment to a server
  * @node: in the server's session list
  * @srv: the server
- * @token: random token JOIN requests must present
+ * @handle: random, names the session in JOIN, RECONNECT and LEAVE
+ * @counter: highest counter of a request the session accepted
+ * @ready_counter: the counter of the RECONNECT the next READY answers
+ * @mac: HMAC transform keyed with the session key
+ * @session_key: an unauthenticated session's key, sent in READY
+ * @host_id: the client's host identity, empty for none
+ * @challenge: what the server accepted RMEM_WIRE_NEW with
+ * @nonce: the client's nonce from RMEM_WIRE_NEW
+ * @client_qpn: the client's queue pair number from RMEM_WIRE_NEW
+ * @auth: receive buffer of the client's AUTH message
+ * @auth_dma: DMA address of @auth
+ * @auth_cqe: completion of the AUTH receive
+ * @auth_status: its status
+ * @auth_len: bytes it received
+ * @hs_work: ends a session that has not authenticated in RMEM_HS_TIMEOUT
  * @peer: client address
  * @size: bytes
  * @volume_name: volume, or empty for anonymous memory
@@ -195,11 +271,29 @@ struct rmem_sconn {
  * @orphan: lost its queue pairs; waits @hold for a reconnect
  * @conns_gone: @orphan and every queue pair destroyed: ready to reconnect
  * @dead: being torn down
+ * @authed: the AUTH message was checked and memory taken: a session, no
+ *	longer a handshake
+ * @proven: the client proved the key of @host_id
+ * @in_hs: counts against the handshake limits (RMEM_HS_MAX)
  */
 struct rmem_session {
 	struct list_head node;
 	struct rmem_server *srv;
-	u8 token[RMEM_WIRE_TOKEN_LEN];
+	u64 handle;
+	u64 counter;
+	u64 ready_counter;
+	struct crypto_shash *mac;
+	u8 session_key[RMEM_KEY_LEN];
+	char host_id[RMEM_HOST_ID_MAX];
+	struct rmem_wire_challenge challenge;
+	u8 nonce[RMEM_WIRE_NONCE_LEN];
+	u32 client_qpn;
+	struct rmem_wire_auth *auth;
+	u64 auth_dma;
+	struct ib_cqe auth_cqe;
+	enum ib_wc_status auth_status;
+	u32 auth_len;
+	struct delayed_work hs_work;
 	struct sockaddr_storage peer;
 	u64 size;
 	char volume_name[RMEM_VOLUME_MAX];
@@ -234,10 +328,21 @@ struct rmem_session {
 	bool orphan;
 	bool conns_gone;
 	bool dead;
+	bool authed;
+	bool proven;
+	bool in_hs;
 };
 
 /* server.c */
 bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks);
+
+/* pool.c */
+void rmem_pool_init(void);
+int rmem_chunk_alloc(struct rmem_server *srv, struct rmem_chunk *c);
+void rmem_chunk_free(struct rmem_server *srv, struct rmem_chunk *c);
+void rmem_server_zero_work(struct work_struct *work);
+struct rmem_volume *rmem_volume_find(struct rmem_server *srv, const char *name);
+void rmem_volume_free(struct rmem_server *srv, struct rmem_volume *vol);
 enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 						 struct rmem_session *sess);
 void rmem_server_session_release_memory(struct rmem_server *srv,
@@ -247,8 +352,38 @@ void rmem_server_zero_chunks(struct rmem_server *srv,
 			     struct rmem_session *sess);
 
 /* session.c */
-int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+struct rmem_session *rmem_session_alloc(struct rmem_server *srv);
+void rmem_session_free(struct rmem_session *sess);
+void rmem_session_lost(struct rmem_session *sess);
 void rmem_session_kill(struct rmem_session *sess);
+
+/* connect.c */
+int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+bool rmem_server_allowed(struct rmem_server *srv, const struct sockaddr *peer);
+
+/* handshake.c */
+enum rmem_wire_status rmem_hs_admit(struct rmem_server *srv,
+				    const struct sockaddr *peer);
+void rmem_hs_end(struct rmem_session *sess);
+int rmem_hs_start(struct rmem_session *sess, const struct rmem_wire_connect *req,
+		  u32 client_qpn);
+void rmem_hs_stop(struct rmem_session *sess);
+enum rmem_wire_status rmem_hs_authenticate(struct rmem_session *sess);
+enum rmem_wire_status rmem_session_check_ctl(struct rmem_session *sess,
+					     const struct rmem_wire_connect *req,
+					     u32 qpn);
+
+/* hosts.c */
+struct rmem_host *rmem_host_find(struct rmem_server *srv, const char *id);
+enum rmem_wire_status rmem_host_admit(struct rmem_server *srv,
+				      struct rmem_session *sess, u64 need);
+void rmem_hosts_free(struct rmem_server *srv);
+int rmem_server_host_add(struct rmem_server *srv,
+			 const struct rmem_host_cfg *cfg, int *bad_attr,
+			 struct netlink_ext_ack *extack);
+int rmem_server_host_del(struct rmem_server *srv, const char *id, bool force,
+			 struct netlink_ext_ack *extack);
+int rmem_server_put_hosts(struct sk_buff *skb, struct rmem_server *srv);
 
 /* nl_put.c */
 int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv,

@@ -23,6 +23,22 @@
 #define RMEM_NAME_MAX		32	/* names, including the NUL */
 #define RMEM_VOLUME_MAX		32	/* volume names, including the NUL */
 #define RMEM_ID_LEN		16	/* pool identity, bytes */
+#define RMEM_HOST_ID_MAX	64	/* host identities, including the NUL */
+#define RMEM_KEY_LEN		32	/* bytes of a host key */
+#define RMEM_HOSTS_MAX		64	/* host entries of one server */
+
+/**
+ * enum rmem_auth - how a server authenticates its clients
+ * @RMEM_AUTH_NONE: not at all; a client's host identity is taken as given
+ * @RMEM_AUTH_OPTIONAL: a client whose identity has a host entry proves
+ *	its key; other clients are taken unauthenticated
+ * @RMEM_AUTH_REQUIRED: every client proves the key of its host entry
+ */
+enum rmem_auth {
+	RMEM_AUTH_NONE = 1,
+	RMEM_AUTH_OPTIONAL,
+	RMEM_AUTH_REQUIRED,
+};
 
 /**
  * enum rmem_dev_state - state of a client device
@@ -54,6 +70,8 @@ enum rmem_dev_state {
  * @RMEM_CMD_VOLUME_GET: get one volume of a server, or dump all volumes
  * @RMEM_CMD_VOLUME_DEL: free a detached volume's memory (admin)
  * @RMEM_CMD_DEV_STATE_NTF: notification on "events": a device changed state
+ * @RMEM_CMD_HOST_ADD: let a client host attach to a server with a key (admin)
+ * @RMEM_CMD_HOST_DEL: remove a server's host entry (admin)
  * @__RMEM_CMD_MAX: internal, one past the highest command
  * @RMEM_CMD_MAX: highest command
  */
@@ -68,6 +86,8 @@ enum rmem_cmd {
 	RMEM_CMD_VOLUME_GET,
 	RMEM_CMD_VOLUME_DEL,
 	RMEM_CMD_DEV_STATE_NTF,
+	RMEM_CMD_HOST_ADD,
+	RMEM_CMD_HOST_DEL,
 
 	__RMEM_CMD_MAX,
 	RMEM_CMD_MAX = __RMEM_CMD_MAX - 1
@@ -79,6 +99,7 @@ enum rmem_cmd {
  * @RMEM_A_SERVER: nest of &enum rmem_a_server, one memory server
  * @RMEM_A_DEV: nest of &enum rmem_a_dev, one client device
  * @RMEM_A_VOLUME: nest of &enum rmem_a_volume, one named volume
+ * @RMEM_A_HOST: nest of &enum rmem_a_host, one host entry of a server
  * @__RMEM_A_MAX: internal, one past the highest top-level attribute
  * @RMEM_A_MAX: highest top-level attribute
  */
@@ -87,6 +108,7 @@ enum rmem_a {
 	RMEM_A_SERVER,
 	RMEM_A_DEV,
 	RMEM_A_VOLUME,
+	RMEM_A_HOST,
 
 	__RMEM_A_MAX,
 	RMEM_A_MAX = __RMEM_A_MAX - 1
@@ -111,6 +133,14 @@ enum rmem_a {
  * @RMEM_A_SERVER_PAD: padding for 64-bit attributes
  * @RMEM_A_SERVER_DIRTY: u64, bytes of the free pool a client used and
  *	that are not zeroed yet (zeroed in the background; replies)
+ * @RMEM_A_SERVER_AUTH: u32, &enum rmem_auth; absent in SERVER_ADD: none
+ *	until the first host key is added, required from then on
+ * @RMEM_A_SERVER_AUTH_AUTO: flag (replies): the mode was not given and
+ *	follows the host keys as above
+ * @RMEM_A_SERVER_HOST: nest of &enum rmem_a_host, multi-attr (replies):
+ *	the server's host entries, without their keys
+ * @RMEM_A_SERVER_HANDSHAKES: u32 (replies): connections that have not
+ *	authenticated yet
  * @__RMEM_A_SERVER_MAX: internal, one past the highest server attribute
  * @RMEM_A_SERVER_MAX: highest server attribute
  */
@@ -129,6 +159,10 @@ enum rmem_a_server {
 	RMEM_A_SERVER_MR_PAGE_SIZE,
 	RMEM_A_SERVER_PAD,
 	RMEM_A_SERVER_DIRTY,
+	RMEM_A_SERVER_AUTH,
+	RMEM_A_SERVER_AUTH_AUTO,
+	RMEM_A_SERVER_HOST,
+	RMEM_A_SERVER_HANDSHAKES,
 
 	__RMEM_A_SERVER_MAX,
 	RMEM_A_SERVER_MAX = __RMEM_A_SERVER_MAX - 1
@@ -163,6 +197,8 @@ enum rmem_a_prefix {
  * @RMEM_A_CLIENT_VOLUME: string, volume name (absent: anonymous)
  * @RMEM_A_CLIENT_QPS: u32, connected queue pairs
  * @RMEM_A_CLIENT_PAD: padding for 64-bit attributes
+ * @RMEM_A_CLIENT_HOST_ID: string, the host identity the client gave
+ * @RMEM_A_CLIENT_AUTH: u8, 1 if the client proved the key of that identity
  * @__RMEM_A_CLIENT_MAX: internal, one past the highest client attribute
  * @RMEM_A_CLIENT_MAX: highest client attribute
  */
@@ -175,6 +211,8 @@ enum rmem_a_client {
 	RMEM_A_CLIENT_VOLUME,
 	RMEM_A_CLIENT_QPS,
 	RMEM_A_CLIENT_PAD,
+	RMEM_A_CLIENT_HOST_ID,
+	RMEM_A_CLIENT_AUTH,
 
 	__RMEM_A_CLIENT_MAX,
 	RMEM_A_CLIENT_MAX = __RMEM_A_CLIENT_MAX - 1
@@ -211,6 +249,14 @@ enum rmem_a_client {
  *	connection reconnects, holding I/O, before it goes dead (ms); 0 for
  *	dead at once
  * @RMEM_A_DEV_RECONNECTS: u32, connections re-established (replies)
+ * @RMEM_A_DEV_HOST_ID: string, this host's identity towards the server
+ *	(DEV_ADD: absent for none, an anonymous client)
+ * @RMEM_A_DEV_KEY: binary (32), DEV_ADD only: the host key; never in replies
+ * @RMEM_A_DEV_KEY_DESC: string, DEV_ADD only: description of a "logon"
+ *	key holding the host key in the caller's keyrings (default:
+ *	"rmem:" and the peer address, if there is one)
+ * @RMEM_A_DEV_AUTH: u8 (replies): 1 if both ends proved the host key
+ * @RMEM_A_DEV_SERVER_NAME: string (replies): the name the server gave
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -235,6 +281,11 @@ enum rmem_a_dev {
 	RMEM_A_DEV_KEEPALIVE_MS,
 	RMEM_A_DEV_LOSS_TIMEOUT_MS,
 	RMEM_A_DEV_RECONNECTS,
+	RMEM_A_DEV_HOST_ID,
+	RMEM_A_DEV_KEY,
+	RMEM_A_DEV_KEY_DESC,
+	RMEM_A_DEV_AUTH,
+	RMEM_A_DEV_SERVER_NAME,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
@@ -276,6 +327,10 @@ enum rmem_a_stats {
  * @RMEM_A_VOLUME_BUSY: u8, 1 while a client is attached
  * @RMEM_A_VOLUME_GENERATION: u64, changes whenever the volume is created
  * @RMEM_A_VOLUME_PAD: padding for 64-bit attributes
+ * @RMEM_A_VOLUME_OWNER: string, the host identity that created it (only
+ *	that identity may attach it)
+ * @RMEM_A_VOLUME_OWNER_AUTH: u8, 1 if its creator proved its key (only
+ *	a client proving the same may attach it)
  * @__RMEM_A_VOLUME_MAX: internal, one past the highest volume attribute
  * @RMEM_A_VOLUME_MAX: highest volume attribute
  */
@@ -287,9 +342,48 @@ enum rmem_a_volume {
 	RMEM_A_VOLUME_BUSY,
 	RMEM_A_VOLUME_GENERATION,
 	RMEM_A_VOLUME_PAD,
+	RMEM_A_VOLUME_OWNER,
+	RMEM_A_VOLUME_OWNER_AUTH,
 
 	__RMEM_A_VOLUME_MAX,
 	RMEM_A_VOLUME_MAX = __RMEM_A_VOLUME_MAX - 1
+};
+
+/**
+ * enum rmem_a_host - a host entry of a server: a client identity, its key
+ *	and its limits
+ * @RMEM_A_HOST_UNSPEC: unused
+ * @RMEM_A_HOST_SERVER: string, the server's name (key)
+ * @RMEM_A_HOST_ID: string, the client's host identity (key)
+ * @RMEM_A_HOST_KEY: binary (32), HOST_ADD only: the key; never in replies
+ * @RMEM_A_HOST_KEY_DESC: string, HOST_ADD only: description of a "logon"
+ *	key in the caller's keyrings holding the key
+ * @RMEM_A_HOST_SIZE_LIMIT: u64, bytes the host may hold at most, in
+ *	sessions and in the volumes it created; 0 for no limit
+ * @RMEM_A_HOST_SESSIONS_MAX: u32, sessions the host may have at once; 0
+ *	for no limit
+ * @RMEM_A_HOST_FORCE: flag, HOST_DEL: remove even with sessions, which end
+ * @RMEM_A_HOST_USED: u64 (replies): bytes the host holds now
+ * @RMEM_A_HOST_SESSIONS: u32 (replies): sessions the host has now
+ * @RMEM_A_HOST_PAD: padding for 64-bit attributes
+ * @__RMEM_A_HOST_MAX: internal, one past the highest host attribute
+ * @RMEM_A_HOST_MAX: highest host attribute
+ */
+enum rmem_a_host {
+	RMEM_A_HOST_UNSPEC,
+	RMEM_A_HOST_SERVER,
+	RMEM_A_HOST_ID,
+	RMEM_A_HOST_KEY,
+	RMEM_A_HOST_KEY_DESC,
+	RMEM_A_HOST_SIZE_LIMIT,
+	RMEM_A_HOST_SESSIONS_MAX,
+	RMEM_A_HOST_FORCE,
+	RMEM_A_HOST_USED,
+	RMEM_A_HOST_SESSIONS,
+	RMEM_A_HOST_PAD,
+
+	__RMEM_A_HOST_MAX,
+	RMEM_A_HOST_MAX = __RMEM_A_HOST_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_RMEM_H */
