@@ -579,12 +579,152 @@ TEST_F(rmem, volume_del_without_volume)
 	EXPECT_EQ(RMEM_A_VOLUME_NAME, self->rep.miss_type);
 }
 
+TEST_F(rmem, server_add_auth_out_of_range_fails_policy)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_SERVER_ADD,
+				     RMEM_A_SERVER);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_SERVER_NAME, "s");
+	put_ipv4(self->req.nlh, RMEM_A_SERVER_LISTEN_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_SERVER_POOL_SIZE, 1 << 20);
+	mnl_attr_put_u32(self->req.nlh, RMEM_A_SERVER_AUTH,
+			 RMEM_AUTH_REQUIRED + 1);
+	ASSERT_EQ(0, run(self, n));
+	/* NLA_POLICY_RANGE(NLA_U32, RMEM_AUTH_NONE, RMEM_AUTH_REQUIRED) */
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("integer out of range", self->rep.msg);
+	EXPECT_EQ(RMEM_A_SERVER_AUTH, self->rep.bad_type);
+}
+
+TEST_F(rmem, host_add_without_key)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_HOST_ADD,
+				     RMEM_A_HOST);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_SERVER, "s");
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_ID, "h1");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing host key", self->rep.msg);
+	EXPECT_EQ(RMEM_A_HOST_KEY, self->rep.miss_type);
+}
+
+TEST_F(rmem, host_add_identity_with_blank)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_HOST_ADD,
+				     RMEM_A_HOST);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_SERVER, "s");
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_ID, "h 1");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("host identity must be 1 to 63 printable characters, no blanks",
+		     self->rep.msg);
+	EXPECT_EQ(RMEM_A_HOST_ID, self->rep.bad_type);
+}
+
+TEST_F(rmem, host_add_all_zero_key)
+{
+	static const uint8_t zero[RMEM_KEY_LEN];
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_HOST_ADD,
+				     RMEM_A_HOST);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_SERVER, "s");
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_ID, "h1");
+	mnl_attr_put(self->req.nlh, RMEM_A_HOST_KEY, sizeof(zero), zero);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("an all-zero key is not a key", self->rep.msg);
+	EXPECT_EQ(RMEM_A_HOST_KEY, self->rep.bad_type);
+}
+
+TEST_F(rmem, host_add_short_key_fails_policy)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_HOST_ADD,
+				     RMEM_A_HOST);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_SERVER, "s");
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_ID, "h1");
+	mnl_attr_put(self->req.nlh, RMEM_A_HOST_KEY, 31,
+		     "0123456789012345678901234567890");
+	ASSERT_EQ(0, run(self, n));
+	/* NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN) */
+	EXPECT_EQ(-ERANGE, self->rep.error);
+	EXPECT_STREQ("binary attribute size out of range", self->rep.msg);
+	EXPECT_EQ(RMEM_A_HOST_KEY, self->rep.bad_type);
+}
+
+TEST_F(rmem, host_add_unknown_server)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_HOST_ADD,
+				     RMEM_A_HOST);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_SERVER, "no-such-server");
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_HOST_ID, "h1");
+	mnl_attr_put(self->req.nlh, RMEM_A_HOST_KEY, RMEM_KEY_LEN,
+		     "0123456789abcdef0123456789abcdef");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ENOENT, self->rep.error);
+	EXPECT_STREQ("no such server", self->rep.msg);
+	EXPECT_EQ(RMEM_A_HOST_SERVER, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_key_without_identity)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put(self->req.nlh, RMEM_A_DEV_KEY, RMEM_KEY_LEN,
+		     "0123456789abcdef0123456789abcdef");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("a key needs a host identity", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_KEY, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_key_and_key_desc)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_DEV_HOST_ID, "h1");
+	mnl_attr_put(self->req.nlh, RMEM_A_DEV_KEY, RMEM_KEY_LEN,
+		     "0123456789abcdef0123456789abcdef");
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_DEV_KEY_DESC, "rmem:x");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("give a key or a key description, not both", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_KEY_DESC, self->rep.bad_type);
+}
+
+TEST_F(rmem, dev_add_key_desc_not_in_keyring)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_DEV_HOST_ID, "h1");
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_DEV_KEY_DESC,
+			  "rmem:no-such-key-anywhere");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ENOKEY, self->rep.error);
+	EXPECT_STREQ("no usable \"logon\" key with this description in the caller's keyrings",
+		     self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_KEY_DESC, self->rep.bad_type);
+}
+
 /* Every mutating command needs CAP_NET_ADMIN: try each as nobody. */
 TEST_F(rmem, mutating_commands_need_admin)
 {
 	static const uint8_t cmds[] = {
 		RMEM_CMD_SERVER_ADD, RMEM_CMD_SERVER_DEL, RMEM_CMD_DEV_ADD,
-		RMEM_CMD_DEV_DEL, RMEM_CMD_VOLUME_DEL,
+		RMEM_CMD_DEV_DEL, RMEM_CMD_VOLUME_DEL, RMEM_CMD_HOST_ADD,
+		RMEM_CMD_HOST_DEL,
 	};
 	int status;
 	pid_t pid;

@@ -9,6 +9,7 @@
 #include <linux/rmem.h>
 
 #include "json_print.h"
+#include "key.h"
 #include "rmemctl.h"
 #include "utils.h"
 
@@ -35,6 +36,9 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_MR_SIZE] = MNL_TYPE_U64,
 	[RMEM_A_DEV_FORCE] = MNL_TYPE_FLAG,
 	[RMEM_A_DEV_STATS] = MNL_TYPE_NESTED,
+	[RMEM_A_DEV_HOST_ID] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_DEV_AUTH] = MNL_TYPE_U8,
+	[RMEM_A_DEV_SERVER_NAME] = MNL_TYPE_NUL_STRING,
 };
 
 static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
@@ -80,11 +84,16 @@ static void dev_usage(FILE *f)
 		"Usage: rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
+		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
 		"       rmemctl dev show [ DEV ]\n"
 		"       rmemctl dev help\n"
-		"where  DEV := rmemN (or /dev/rmemN)\n");
+		"where  DEV := rmemN (or /dev/rmemN)\n"
+		"       ID := this host's identity (default: \"rmemctl key identity\")\n"
+		"       FILE := a key file (\"rmemctl key gen\"), mode 0600\n"
+		"       DESC := a \"logon\" key in the keyring (\"rmemctl key load\");\n"
+		"               default: rmem:ADDR, if there is one\n");
 	usage_syntax(f, false);
 }
 
@@ -187,6 +196,9 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_SERVER_ID] || tb[RMEM_A_DEV_GENERATION] ||
 	    tb[RMEM_A_DEV_MR_SIZE] || tb[RMEM_A_DEV_RECONNECTS])
 		print_string(PRINT_FP, NULL, "%s", NEXT_LINE);
+	if (tb[RMEM_A_DEV_SERVER_NAME])
+		print_string(PRINT_ANY, "server", " server %s",
+			     mnl_attr_get_str(tb[RMEM_A_DEV_SERVER_NAME]));
 	if (tb[RMEM_A_DEV_SERVER_ID])
 		print_string(PRINT_ANY, "server_id", " server-id %s",
 			     fmt_hex(buf, sizeof(buf),
@@ -201,6 +213,16 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_RECONNECTS])
 		print_uint(PRINT_ANY, "reconnects", " reconnects %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_RECONNECTS]));
+	if (tb[RMEM_A_DEV_HOST_ID])
+		print_string(PRINT_ANY, "host", " host %s",
+			     mnl_attr_get_str(tb[RMEM_A_DEV_HOST_ID]));
+	if (tb[RMEM_A_DEV_AUTH]) {
+		bool auth = mnl_attr_get_u8(tb[RMEM_A_DEV_AUTH]);
+
+		print_bool(PRINT_JSON, "auth", NULL, auth);
+		print_string(PRINT_FP, NULL, " %s",
+			     auth ? "authenticated" : "unauthenticated");
+	}
 
 	if (tb[RMEM_A_DEV_STATS])
 		ret = dev_print_stats(tb[RMEM_A_DEV_STATS]);
@@ -280,21 +302,52 @@ static int dev_add_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
+ * The identity and key of dev add: @host given or the default identity;
+ * the key from @key_file, or none (the kernel then looks for @key_desc or
+ * "rmem:ADDR" in the keyrings).  Return: 0, or -1 after printing why.
+ */
+static int dev_add_auth(const char *host, const char *key_file,
+			const char *key_desc, char *id, uint8_t *key,
+			bool *has_key)
+{
+	if (host) {
+		snprintf(id, RMEM_HOST_ID_MAX, "%s", host);
+	} else if (host_identity_default(id, RMEM_HOST_ID_MAX) < 0) {
+		id[0] = '\0';
+		if (key_file || key_desc) {
+			pr_err("no host identity for the key: /etc/machine-id is missing; give \"host ID\"");
+			return -1;
+		}
+	}
+	if (key_file && key_read_file(key_file, key) < 0)
+		return -1;
+	*has_key = key_file;
+	return 0;
+}
+
+/*
  * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N] [poll-qps N]
- *	[queue-depth N] [keepalive TIME] [loss-timeout TIME] [name DEV]
+ *	[queue-depth N] [keepalive TIME] [loss-timeout TIME] [host ID]
+ *	[key-file FILE | key-desc DESC] [name DEV]
  */
 static int dev_add(struct rmemctl *ctl)
 {
 	bool has_peer = false, has_size = false, has_volume = false;
 	bool has_qps = false, has_depth = false, has_name = false;
 	bool has_poll = false, has_keepalive = false, has_loss = false;
+	bool has_host = false, has_key_file = false, has_key_desc = false;
 	const char *volume = NULL, *name = NULL, *word, *val;
+	const char *host = NULL, *key_file = NULL, *key_desc = NULL;
 	struct dev_add_ctx ctx = { 0 };
 	uint32_t qps = 0, depth = 0, poll_qps = 0, keepalive = 0, loss = 0;
+	char id[RMEM_HOST_ID_MAX];
+	uint8_t key[RMEM_KEY_LEN];
 	struct inet_addr peer;
 	struct nlattr *nest;
 	uint64_t size = 0;
+	bool has_key;
 	struct nl *nl;
+	int ret;
 
 	while ((word = arg_next(ctl))) {
 		if (arg_is_help(word)) {
@@ -345,6 +398,19 @@ static int dev_add(struct rmemctl *ctl)
 			if (arg_check_name("device name", name,
 					   RMEM_NAME_MAX) < 0)
 				return -1;
+		} else if (!strcmp(word, "host")) {
+			host = arg_value(ctl, word, &has_host);
+			if (!host || arg_check_name("host identity", host,
+						    RMEM_HOST_ID_MAX) < 0)
+				return -1;
+		} else if (!strcmp(word, "key-file")) {
+			key_file = arg_value(ctl, word, &has_key_file);
+			if (!key_file)
+				return -1;
+		} else if (!strcmp(word, "key-desc")) {
+			key_desc = arg_value(ctl, word, &has_key_desc);
+			if (!key_desc)
+				return -1;
 		} else {
 			return arg_unknown(word, dev_usage);
 		}
@@ -353,9 +419,15 @@ static int dev_add(struct rmemctl *ctl)
 		return arg_missing("\"peer ADDR[:PORT]\"", dev_usage);
 	if (!has_size)
 		return arg_missing("\"size SIZE\"", dev_usage);
+	if (key_file && key_desc) {
+		pr_err("give \"key-file\" or \"key-desc\", not both");
+		return -1;
+	}
 
 	nl = rmemctl_nl(ctl);
 	if (!nl)
+		return -1;
+	if (dev_add_auth(host, key_file, key_desc, id, key, &has_key) < 0)
 		return -1;
 	nest = dev_msg(nl, RMEM_CMD_DEV_ADD, name);
 	nl_put_addr(nl, RMEM_A_DEV_PEER_IPV4, RMEM_A_DEV_PEER_IPV6,
@@ -373,9 +445,18 @@ static int dev_add(struct rmemctl *ctl)
 		nl_put_u32(nl, RMEM_A_DEV_KEEPALIVE_MS, keepalive);
 	if (has_loss)
 		nl_put_u32(nl, RMEM_A_DEV_LOSS_TIMEOUT_MS, loss);
+	if (id[0])
+		nl_put_strz(nl, RMEM_A_DEV_HOST_ID, id);
+	if (has_key)
+		nl_put_data(nl, RMEM_A_DEV_KEY, key, sizeof(key));
+	if (key_desc)
+		nl_put_strz(nl, RMEM_A_DEV_KEY_DESC, key_desc);
+	key_wipe(key, sizeof(key));
 	nl_nest_end(nl, nest);
 
-	if (nl_run(nl, dev_add_cb, &ctx) < 0)
+	ret = nl_run(nl, dev_add_cb, &ctx);
+	nl_wipe(nl);
+	if (ret < 0)
 		return -1;
 	if (ctx.printed)
 		return 0;

@@ -540,3 +540,8 @@ void nl_close(struct nl *nl)
 	free(nl->rx);
 	memset(nl, 0, sizeof(*nl));
 }
+
+void nl_wipe(struct nl *nl)
+{
+	explicit_bzero(nl->tx, NL_TX_SIZE);
+}

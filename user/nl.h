@@ -89,6 +89,9 @@ int nl_get_addr(const struct nlattr *v4, const struct nlattr *v6,
  */
 int nl_run(struct nl *nl, mnl_cb_t cb, void *data);
 
+/* Wipe the request buffer (it held a key). */
+void nl_wipe(struct nl *nl);
+
 /* Join multicast group @group (nl->events_group).  Return: 0 or -1. */
 int nl_join_group(struct nl *nl, uint32_t group);
 

@@ -20,21 +20,28 @@ static void usage(FILE *f)
 		"Usage: rmemctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       rmemctl { -V | --version }\n"
 		"       rmemctl { -h | --help }\n"
-		"where  OBJECT := { server | dev | volume | monitor }\n"
+		"where  OBJECT := { server | dev | volume | key | monitor }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty }\n"
 		"\n"
 		"       rmemctl server add name NAME listen ADDR[:PORT] size SIZE\n"
 		"                          [ mr-size SIZE ] [ allow PREFIX ]...\n"
+		"                          [ auth { none | optional | required } ]\n"
 		"       rmemctl server del NAME\n"
 		"       rmemctl server show [ NAME ]\n"
+		"       rmemctl server host add NAME host ID\n"
+		"                               { key-file FILE | key-desc DESC }\n"
+		"                               [ size-limit SIZE ] [ sessions N ]\n"
+		"       rmemctl server host del NAME host ID [ force ]\n"
 		"       rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
+		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name rmemN ]\n"
 		"       rmemctl dev del rmemN [ force ]\n"
 		"       rmemctl dev show [ rmemN ]\n"
 		"       rmemctl volume show [ server NAME ]\n"
 		"       rmemctl volume del server NAME volume VOL\n"
+		"       rmemctl key { gen | check FILE | load FILE desc DESC | identity }\n"
 		"       rmemctl monitor\n");
 	usage_syntax(f, true);
 	fprintf(f,
@@ -66,6 +73,7 @@ static const struct cmd objects[] = {
 	{ "server",	cmd_server },
 	{ "dev",	cmd_dev },
 	{ "volume",	cmd_volume },
+	{ "key",	cmd_key },
 	{ "monitor",	cmd_monitor },
 	{ "help",	cmd_help },
 	{ NULL,		NULL }

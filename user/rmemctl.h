@@ -94,5 +94,6 @@ int cmd_server(struct rmemctl *ctl);
 int cmd_dev(struct rmemctl *ctl);
 int cmd_volume(struct rmemctl *ctl);
 int cmd_monitor(struct rmemctl *ctl);
+int cmd_key(struct rmemctl *ctl);
 
 #endif /* RMEMCTL_H */

@@ -12,6 +12,7 @@
 #include <linux/rmem.h>
 
 #include "json_print.h"
+#include "key.h"
 #include "rmemctl.h"
 #include "utils.h"
 
@@ -32,6 +33,24 @@ static const enum mnl_attr_data_type server_policy[RMEM_A_SERVER_MAX + 1] = {
 	[RMEM_A_SERVER_ID] = MNL_TYPE_BINARY,
 	[RMEM_A_SERVER_MR_PAGE_SIZE] = MNL_TYPE_U64,
 	[RMEM_A_SERVER_DIRTY] = MNL_TYPE_U64,
+	[RMEM_A_SERVER_AUTH] = MNL_TYPE_U32,
+	[RMEM_A_SERVER_AUTH_AUTO] = MNL_TYPE_FLAG,
+	[RMEM_A_SERVER_HOST] = MNL_TYPE_NESTED,
+	[RMEM_A_SERVER_HANDSHAKES] = MNL_TYPE_U32,
+};
+
+static const enum mnl_attr_data_type host_policy[RMEM_A_HOST_MAX + 1] = {
+	[RMEM_A_HOST_ID] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_HOST_SIZE_LIMIT] = MNL_TYPE_U64,
+	[RMEM_A_HOST_SESSIONS_MAX] = MNL_TYPE_U32,
+	[RMEM_A_HOST_USED] = MNL_TYPE_U64,
+	[RMEM_A_HOST_SESSIONS] = MNL_TYPE_U32,
+};
+
+static const char *const auth_names[] = {
+	[RMEM_AUTH_NONE] = "none",
+	[RMEM_AUTH_OPTIONAL] = "optional",
+	[RMEM_AUTH_REQUIRED] = "required",
 };
 
 static const enum mnl_attr_data_type prefix_policy[RMEM_A_PREFIX_MAX + 1] = {
@@ -47,6 +66,8 @@ static const enum mnl_attr_data_type client_policy[RMEM_A_CLIENT_MAX + 1] = {
 	[RMEM_A_CLIENT_SIZE] = MNL_TYPE_U64,
 	[RMEM_A_CLIENT_VOLUME] = MNL_TYPE_NUL_STRING,
 	[RMEM_A_CLIENT_QPS] = MNL_TYPE_U32,
+	[RMEM_A_CLIENT_HOST_ID] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_CLIENT_AUTH] = MNL_TYPE_U8,
 };
 
 /* Indented text lines: see NEXT_LINE in dev.c. */
@@ -57,10 +78,17 @@ static void server_usage(FILE *f)
 	fprintf(f,
 		"Usage: rmemctl server add name NAME listen ADDR[:PORT] size SIZE\n"
 		"                          [ mr-size SIZE ] [ allow PREFIX ]...\n"
+		"                          [ auth { none | optional | required } ]\n"
 		"       rmemctl server del NAME\n"
 		"       rmemctl server show [ NAME ]\n"
+		"       rmemctl server host add NAME host ID\n"
+		"                               { key-file FILE | key-desc DESC }\n"
+		"                               [ size-limit SIZE ] [ sessions N ]\n"
+		"       rmemctl server host del NAME host ID [ force ]\n"
 		"       rmemctl server help\n"
-		"where  NAME := the server's name\n");
+		"where  NAME := the server's name, ID := a client's host identity\n"
+		"       FILE := a key file (\"rmemctl key gen\"), mode 0600\n"
+		"       DESC := a \"logon\" key in the keyring (\"rmemctl key load\")\n");
 	usage_syntax(f, false);
 }
 
@@ -121,6 +149,69 @@ static int server_print_client(const struct nlattr *nest,
 	if (tb[RMEM_A_CLIENT_QPS])
 		print_uint(type, "qps", " qps %u",
 			   mnl_attr_get_u32(tb[RMEM_A_CLIENT_QPS]));
+	if (tb[RMEM_A_CLIENT_HOST_ID])
+		print_string(type, "host", " host %s",
+			     mnl_attr_get_str(tb[RMEM_A_CLIENT_HOST_ID]));
+	if (tb[RMEM_A_CLIENT_AUTH]) {
+		bool auth = mnl_attr_get_u8(tb[RMEM_A_CLIENT_AUTH]);
+
+		print_bool(type & PRINT_JSON, "auth", NULL, auth);
+		print_string(type & PRINT_FP, NULL, " %s",
+			     auth ? "authenticated" : "unauthenticated");
+	}
+	close_json_object();
+	return 0;
+}
+
+/* A limit: "2", or "-" for none (text); the number, 0 for none (JSON). */
+static void server_print_limit(enum output_type type, const char *key,
+			       uint64_t val, bool size)
+{
+	char buf[SIZE_STR_LEN];
+
+	print_u64(type & PRINT_JSON, key, NULL, val);
+	if (!val)
+		snprintf(buf, sizeof(buf), "-");
+	else if (size)
+		fmt_size(buf, sizeof(buf), val);
+	else
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
+	print_string(type & PRINT_FP, NULL, "/%s", buf);
+}
+
+/* One host entry: an indented text line, or an object of "hosts". */
+static int server_print_host(const struct nlattr *nest, enum output_type type)
+{
+	const struct nlattr *tb[RMEM_A_HOST_MAX + 1];
+	char buf[SIZE_STR_LEN];
+
+	if (nl_parse_nested(nest, tb, RMEM_A_HOST_MAX, host_policy) < 0)
+		return -1;
+	if (!tb[RMEM_A_HOST_ID]) {
+		pr_err("kernel reply with a host entry without identity");
+		return -1;
+	}
+	open_json_object(NULL);
+	print_string(type, "id", NEXT_LINE " host %s",
+		     mnl_attr_get_str(tb[RMEM_A_HOST_ID]));
+	if (tb[RMEM_A_HOST_SESSIONS])
+		print_uint(type, "sessions", " sessions %u",
+			   mnl_attr_get_u32(tb[RMEM_A_HOST_SESSIONS]));
+	if (tb[RMEM_A_HOST_SESSIONS_MAX])
+		server_print_limit(type, "sessions_max",
+				   mnl_attr_get_u32(tb[RMEM_A_HOST_SESSIONS_MAX]),
+				   false);
+	if (tb[RMEM_A_HOST_USED])
+		print_string(type & PRINT_FP, NULL, " used %s",
+			     fmt_size(buf, sizeof(buf),
+				      mnl_attr_get_u64(tb[RMEM_A_HOST_USED])));
+	if (tb[RMEM_A_HOST_USED])
+		print_u64(type & PRINT_JSON, "used", NULL,
+			  mnl_attr_get_u64(tb[RMEM_A_HOST_USED]));
+	if (tb[RMEM_A_HOST_SIZE_LIMIT])
+		server_print_limit(type, "size_limit",
+				   mnl_attr_get_u64(tb[RMEM_A_HOST_SIZE_LIMIT]),
+				   true);
 	close_json_object();
 	return 0;
 }
@@ -214,6 +305,25 @@ static int server_print(const struct nlattr *const *nests, unsigned int n,
 		print_size(mnl_attr_get_u64(tb[RMEM_A_SERVER_DIRTY]) ?
 			   detail : detail & PRINT_JSON, "dirty", " dirty %s",
 			   mnl_attr_get_u64(tb[RMEM_A_SERVER_DIRTY]));
+	if (tb[RMEM_A_SERVER_AUTH]) {
+		uint32_t auth = mnl_attr_get_u32(tb[RMEM_A_SERVER_AUTH]);
+		const char *name = auth < ARRAY_SIZE(auth_names) &&
+				   auth_names[auth] ? auth_names[auth] : "?";
+
+		print_string(PRINT_ANY, "auth", added ? ", auth %s" : " auth %s",
+			     name);
+		print_bool(PRINT_JSON, "auth_auto", NULL,
+			   tb[RMEM_A_SERVER_AUTH_AUTO]);
+		if (tb[RMEM_A_SERVER_AUTH_AUTO] && auth == RMEM_AUTH_NONE)
+			print_string(PRINT_FP, NULL, "%s",
+				     " (until a host key is added)");
+	}
+	/* text: only while some are under way */
+	if (tb[RMEM_A_SERVER_HANDSHAKES])
+		print_uint(mnl_attr_get_u32(tb[RMEM_A_SERVER_HANDSHAKES]) ?
+			   detail : detail & PRINT_JSON, "handshakes",
+			   " handshakes %u",
+			   mnl_attr_get_u32(tb[RMEM_A_SERVER_HANDSHAKES]));
 
 	id = tb[RMEM_A_SERVER_ID];
 	if (id)
@@ -223,6 +333,9 @@ static int server_print(const struct nlattr *const *nests, unsigned int n,
 				     mnl_attr_get_payload_len(id)));
 	ret = server_print_list(nests, 1, RMEM_A_SERVER_ALLOW, "allow", detail,
 				server_print_allow);
+	if (server_print_list(nests, 1, RMEM_A_SERVER_HOST, "hosts", detail,
+			      server_print_host) < 0)
+		ret = -1;
 	if (server_print_list(nests, n, RMEM_A_SERVER_CLIENT, "clients",
 			      detail, server_print_client) < 0)
 		ret = -1;
@@ -332,14 +445,27 @@ static struct nlattr *server_msg(struct nl *nl, uint8_t cmd, uint16_t flags,
 	return nest;
 }
 
+/* An &enum rmem_auth by name.  Return: it, or 0 after printing why. */
+static uint32_t parse_auth(const char *str)
+{
+	uint32_t i;
+
+	for (i = 0; i < ARRAY_SIZE(auth_names); i++)
+		if (auth_names[i] && !strcmp(str, auth_names[i]))
+			return i;
+	pr_err("invalid auth '%s': want none, optional or required", str);
+	return 0;
+}
+
 /*
  * server add name NAME listen ADDR[:PORT] size SIZE [mr-size SIZE]
- *	[allow PREFIX]...
+ *	[allow PREFIX]... [auth none|optional|required]
  */
 static int server_add(struct rmemctl *ctl)
 {
 	bool has_name = false, has_listen = false, has_size = false;
-	bool has_mr_size = false;
+	bool has_mr_size = false, has_auth = false;
+	uint32_t auth = 0;
 	const char *name = NULL, *word, *val;
 	uint64_t size = 0, mr_size = 0;
 	struct nlattr *nest, *pfx;
@@ -385,6 +511,13 @@ static int server_add(struct rmemctl *ctl)
 			if (!val || parse_prefix(val, &allow[n_allow]) < 0)
 				goto out;
 			n_allow++;
+		} else if (!strcmp(word, "auth")) {
+			val = arg_value(ctl, word, &has_auth);
+			if (!val)
+				goto out;
+			auth = parse_auth(val);
+			if (!auth)
+				goto out;
 		} else {
 			arg_unknown(word, server_usage);
 			goto out;
@@ -419,8 +552,19 @@ static int server_add(struct rmemctl *ctl)
 		nl_put_u8(nl, RMEM_A_PREFIX_LEN, allow[i].plen);
 		nl_nest_end(nl, pfx);
 	}
+	if (auth)
+		nl_put_u32(nl, RMEM_A_SERVER_AUTH, auth);
 	nl_nest_end(nl, nest);
 	ret = nl_run(nl, server_add_cb, NULL);
+	/* one line on stderr, after the reply: it is for the admin to read */
+	if (!ret && !auth)
+		fprintf(stderr,
+			"rmemctl: warning: server %s takes any client without a key until a host key is added (\"server host add\"), then requires keys; give \"auth\" to choose\n",
+			name);
+	else if (!ret && auth == RMEM_AUTH_NONE)
+		fprintf(stderr,
+			"rmemctl: warning: server %s takes any client without a key (auth none)\n",
+			name);
 out:
 	free(allow);
 	return ret;
@@ -486,10 +630,151 @@ static int server_show(struct rmemctl *ctl)
 	return ret;
 }
 
+/*
+ * server host add NAME host ID {key-file FILE | key-desc DESC}
+ *	[size-limit SIZE] [sessions N]
+ */
+static int server_host_add(struct rmemctl *ctl)
+{
+	bool has_host = false, has_file = false, has_desc = false;
+	bool has_limit = false, has_sessions = false;
+	const char *name = arg_next(ctl), *word, *val;
+	const char *host = NULL, *file = NULL, *desc = NULL;
+	uint8_t key[RMEM_KEY_LEN];
+	uint64_t limit = 0;
+	uint32_t sessions = 0;
+	struct nlattr *nest;
+	struct nl *nl;
+	int ret;
+
+	if (!name)
+		return arg_missing("server name", server_usage);
+	if (arg_is_help(name)) {
+		server_usage(stdout);
+		return 0;
+	}
+	if (arg_check_name("server name", name, RMEM_NAME_MAX) < 0)
+		return -1;
+	while ((word = arg_next(ctl))) {
+		if (!strcmp(word, "host")) {
+			host = arg_value(ctl, word, &has_host);
+			if (!host || arg_check_name("host identity", host,
+						    RMEM_HOST_ID_MAX) < 0)
+				return -1;
+		} else if (!strcmp(word, "key-file")) {
+			file = arg_value(ctl, word, &has_file);
+			if (!file)
+				return -1;
+		} else if (!strcmp(word, "key-desc")) {
+			desc = arg_value(ctl, word, &has_desc);
+			if (!desc)
+				return -1;
+		} else if (!strcmp(word, "size-limit")) {
+			val = arg_value(ctl, word, &has_limit);
+			if (!val || parse_size(val, &limit) < 0)
+				return -1;
+		} else if (!strcmp(word, "sessions")) {
+			val = arg_value(ctl, word, &has_sessions);
+			if (!val || parse_u32(val, "sessions", &sessions) < 0)
+				return -1;
+		} else {
+			return arg_unknown(word, server_usage);
+		}
+	}
+	if (!host)
+		return arg_missing("\"host ID\"", server_usage);
+	if (!file && !desc)
+		return arg_missing("\"key-file FILE\" or \"key-desc DESC\"",
+				   server_usage);
+	if (file && desc) {
+		pr_err("give \"key-file\" or \"key-desc\", not both");
+		return -1;
+	}
+	nl = rmemctl_nl(ctl);
+	if (!nl)
+		return -1;
+	if (file && key_read_file(file, key) < 0)
+		return -1;
+	nl_msg(nl, RMEM_CMD_HOST_ADD, 0);
+	nest = nl_nest_start(nl, RMEM_A_HOST);
+	nl_put_strz(nl, RMEM_A_HOST_SERVER, name);
+	nl_put_strz(nl, RMEM_A_HOST_ID, host);
+	if (file)
+		nl_put_data(nl, RMEM_A_HOST_KEY, key, sizeof(key));
+	else
+		nl_put_strz(nl, RMEM_A_HOST_KEY_DESC, desc);
+	key_wipe(key, sizeof(key));
+	if (has_limit)
+		nl_put_u64(nl, RMEM_A_HOST_SIZE_LIMIT, limit);
+	if (has_sessions)
+		nl_put_u32(nl, RMEM_A_HOST_SESSIONS_MAX, sessions);
+	nl_nest_end(nl, nest);
+	ret = nl_run(nl, NULL, NULL);
+	nl_wipe(nl);
+	return ret;
+}
+
+/* server host del NAME host ID [force] */
+static int server_host_del(struct rmemctl *ctl)
+{
+	const char *name = arg_next(ctl), *word, *host = NULL;
+	bool has_host = false, force = false;
+	struct nlattr *nest;
+	struct nl *nl;
+
+	if (!name)
+		return arg_missing("server name", server_usage);
+	if (arg_is_help(name)) {
+		server_usage(stdout);
+		return 0;
+	}
+	if (arg_check_name("server name", name, RMEM_NAME_MAX) < 0)
+		return -1;
+	while ((word = arg_next(ctl))) {
+		if (!strcmp(word, "host")) {
+			host = arg_value(ctl, word, &has_host);
+			if (!host || arg_check_name("host identity", host,
+						    RMEM_HOST_ID_MAX) < 0)
+				return -1;
+		} else if (!strcmp(word, "force")) {
+			force = true;
+		} else {
+			return arg_unknown(word, server_usage);
+		}
+	}
+	if (!host)
+		return arg_missing("\"host ID\"", server_usage);
+	nl = rmemctl_nl(ctl);
+	if (!nl)
+		return -1;
+	nl_msg(nl, RMEM_CMD_HOST_DEL, 0);
+	nest = nl_nest_start(nl, RMEM_A_HOST);
+	nl_put_strz(nl, RMEM_A_HOST_SERVER, name);
+	nl_put_strz(nl, RMEM_A_HOST_ID, host);
+	if (force)
+		nl_put_flag(nl, RMEM_A_HOST_FORCE);
+	nl_nest_end(nl, nest);
+	return nl_run(nl, NULL, NULL);
+}
+
+static const struct cmd server_host_cmds[] = {
+	{ "add",	server_host_add },
+	{ "del",	server_host_del },
+	{ "help",	server_help },
+	{ NULL,		NULL }
+};
+
+static int server_host(struct rmemctl *ctl)
+{
+	return cmd_dispatch(ctl, "server host command", server_host_cmds, NULL,
+			    server_usage);
+}
+
 static const struct cmd server_cmds[] = {
 	{ "add",	server_add },
 	{ "del",	server_del },
 	{ "show",	server_show },
+	{ "host",	server_host },
 	{ "help",	server_help },
 	{ NULL,		NULL }
 };

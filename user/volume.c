@@ -22,6 +22,8 @@ static const enum mnl_attr_data_type volume_policy[RMEM_A_VOLUME_MAX + 1] = {
 	[RMEM_A_VOLUME_SIZE] = MNL_TYPE_U64,
 	[RMEM_A_VOLUME_BUSY] = MNL_TYPE_U8,
 	[RMEM_A_VOLUME_GENERATION] = MNL_TYPE_U64,
+	[RMEM_A_VOLUME_OWNER] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_VOLUME_OWNER_AUTH] = MNL_TYPE_U8,
 };
 
 static void volume_usage(FILE *f)
@@ -87,6 +89,17 @@ static int volume_show_cb(const struct nlmsghdr *nlh, void *data)
 
 		print_bool(PRINT_JSON, "busy", NULL, busy);
 		print_string(PRINT_FP, NULL, " %s", busy ? "busy" : "idle");
+	}
+	if (vtb[RMEM_A_VOLUME_OWNER])
+		print_string(PRINT_ANY, "owner", " owner %s",
+			     mnl_attr_get_str(vtb[RMEM_A_VOLUME_OWNER]));
+	if (vtb[RMEM_A_VOLUME_OWNER_AUTH]) {
+		bool auth = mnl_attr_get_u8(vtb[RMEM_A_VOLUME_OWNER_AUTH]);
+
+		print_bool(PRINT_JSON, "owner_auth", NULL, auth);
+		if (vtb[RMEM_A_VOLUME_OWNER])
+			print_string(PRINT_FP, NULL, " %s",
+				     auth ? "(authenticated)" : "(unauthenticated)");
 	}
 	print_nl();
 	close_json_object();

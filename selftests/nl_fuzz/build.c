@@ -263,10 +263,17 @@ void put_valid(struct msg *m, const struct nest *n, uint16_t type)
 {
 	switch (n->kind[type]) {
 	case K_STR:
+	case K_LSTR:
 		put_valid_str(m, type, false);
 		break;
 	case K_BIN4:
 		put_ipv4(m, type);
+		break;
+	case K_BIN32:
+		put_attr_random(m, type, 32);
+		break;
+	case K_AUTH:
+		put_u32(m, type, RMEM_AUTH_NONE + rnd_below(3));
 		break;
 	case K_BIN16:
 		put_ipv6(m, type);
@@ -428,11 +435,14 @@ unsigned int kind_len(enum kind k)
 		return 2;
 	case K_U32:
 	case K_BIN4:
+	case K_AUTH:
 		return 4;
 	case K_U64:
 		return 8;
 	case K_BIN16:
 		return 16;
+	case K_BIN32:
+		return 32;
 	default:
 		return 0;
 	}

@@ -41,11 +41,16 @@ enum kind {
 	K_U64,
 	K_FLAG,
 	K_PREFIX,	/* NLA_POLICY_NESTED(rmem_prefix_policy) */
+	K_LSTR,		/* NLA_NUL_STRING, .len 63 or more */
+	K_BIN32,	/* NLA_POLICY_EXACT_LEN(32): a key */
+	K_AUTH,		/* NLA_POLICY_RANGE(NLA_U32, 1, 3) */
 };
 
-#define K_INTS		(BIT(K_U8) | BIT(K_U16) | BIT(K_U32) | BIT(K_U64))
-#define K_BINS		(BIT(K_BIN4) | BIT(K_BIN16))
-#define K_LEAVES	(K_INTS | K_BINS | BIT(K_STR) | BIT(K_FLAG))
+#define K_INTS		(BIT(K_U8) | BIT(K_U16) | BIT(K_U32) | BIT(K_U64) | \
+			 BIT(K_AUTH))
+#define K_BINS		(BIT(K_BIN4) | BIT(K_BIN16) | BIT(K_BIN32))
+#define K_LEAVES	(K_INTS | K_BINS | BIT(K_STR) | BIT(K_LSTR) | \
+			 BIT(K_FLAG))
 
 /**
  * struct nest - one nested attribute space
@@ -69,7 +74,8 @@ struct nest {
 	uint16_t v6;
 };
 
-extern const struct nest nest_server, nest_dev, nest_volume, nest_prefix;
+extern const struct nest nest_server, nest_dev, nest_volume, nest_host,
+	nest_prefix;
 extern const struct nest *const top_nest[RMEM_A_MAX + 1];
 
 enum role {

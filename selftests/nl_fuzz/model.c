@@ -6,11 +6,12 @@
  * The generator mirrors the kernel's per-command policies (kernel/netlink.c)
  * and command table; a new command or attribute must be taught to it.
  */
-_Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_STATE_NTF, "new rmem command");
-_Static_assert(RMEM_A_MAX == RMEM_A_VOLUME, "new top-level attribute");
-_Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_DIRTY, "new server attribute");
-_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_RECONNECTS, "new device attribute");
-_Static_assert(RMEM_A_VOLUME_MAX == RMEM_A_VOLUME_PAD, "new volume attribute");
+_Static_assert(RMEM_CMD_MAX == RMEM_CMD_HOST_DEL, "new rmem command");
+_Static_assert(RMEM_A_MAX == RMEM_A_HOST, "new top-level attribute");
+_Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_HANDSHAKES, "new server attribute");
+_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_SERVER_NAME, "new device attribute");
+_Static_assert(RMEM_A_VOLUME_MAX == RMEM_A_VOLUME_OWNER_AUTH, "new volume attribute");
+_Static_assert(RMEM_A_HOST_MAX == RMEM_A_HOST_PAD, "new host attribute");
 _Static_assert(RMEM_A_PREFIX_MAX == RMEM_A_PREFIX_LEN, "new prefix attribute");
 
 /* ---- PRNG (splitmix64): a seed replays a run exactly -------------------- */
@@ -47,6 +48,7 @@ static const uint8_t server_kind[RMEM_A_SERVER_MAX + 1] = {
 	[RMEM_A_SERVER_POOL_SIZE] = K_U64,
 	[RMEM_A_SERVER_MR_SIZE] = K_U64,
 	[RMEM_A_SERVER_ALLOW] = K_PREFIX,
+	[RMEM_A_SERVER_AUTH] = K_AUTH,
 };
 
 static const uint8_t dev_kind[RMEM_A_DEV_MAX + 1] = {
@@ -62,11 +64,24 @@ static const uint8_t dev_kind[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_KEEPALIVE_MS] = K_U32,
 	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = K_U32,
 	[RMEM_A_DEV_FORCE] = K_FLAG,
+	[RMEM_A_DEV_HOST_ID] = K_LSTR,
+	[RMEM_A_DEV_KEY] = K_BIN32,
+	[RMEM_A_DEV_KEY_DESC] = K_LSTR,
 };
 
 static const uint8_t volume_kind[RMEM_A_VOLUME_MAX + 1] = {
 	[RMEM_A_VOLUME_SERVER] = K_STR,
 	[RMEM_A_VOLUME_NAME] = K_STR,
+};
+
+static const uint8_t host_kind[RMEM_A_HOST_MAX + 1] = {
+	[RMEM_A_HOST_SERVER] = K_STR,
+	[RMEM_A_HOST_ID] = K_LSTR,
+	[RMEM_A_HOST_KEY] = K_BIN32,
+	[RMEM_A_HOST_KEY_DESC] = K_LSTR,
+	[RMEM_A_HOST_SIZE_LIMIT] = K_U64,
+	[RMEM_A_HOST_SESSIONS_MAX] = K_U32,
+	[RMEM_A_HOST_FORCE] = K_FLAG,
 };
 
 static const uint8_t prefix_kind[RMEM_A_PREFIX_MAX + 1] = {
@@ -108,6 +123,14 @@ const struct nest nest_volume = {
 	.keys = BIT(RMEM_A_VOLUME_SERVER) | BIT(RMEM_A_VOLUME_NAME),
 };
 
+const struct nest nest_host = {
+	.name = "host",
+	.type = RMEM_A_HOST,
+	.max = RMEM_A_HOST_MAX,
+	.kind = host_kind,
+	.keys = BIT(RMEM_A_HOST_SERVER) | BIT(RMEM_A_HOST_ID),
+};
+
 const struct nest nest_prefix = {
 	.name = "prefix",
 	.max = RMEM_A_PREFIX_MAX,
@@ -120,6 +143,7 @@ const struct nest *const top_nest[RMEM_A_MAX + 1] = {
 	[RMEM_A_SERVER] = &nest_server,
 	[RMEM_A_DEV] = &nest_dev,
 	[RMEM_A_VOLUME] = &nest_volume,
+	[RMEM_A_HOST] = &nest_host,
 };
 
 const struct op ops[] = {
@@ -138,6 +162,10 @@ const struct op ops[] = {
 	{ RMEM_CMD_VOLUME_GET, "volume-get", RMEM_A_VOLUME, false, true, false,
 	  ROLE_KEYED },
 	{ RMEM_CMD_VOLUME_DEL, "volume-del", RMEM_A_VOLUME, true, false, true,
+	  ROLE_KEYED },
+	{ RMEM_CMD_HOST_ADD, "host-add", RMEM_A_HOST, true, false, true,
+	  ROLE_KEYED },
+	{ RMEM_CMD_HOST_DEL, "host-del", RMEM_A_HOST, true, false, true,
 	  ROLE_KEYED },
 };
 

@@ -424,13 +424,17 @@ void put_anchor(struct msg *m, const struct nest *n, enum anchor a)
 		put_u32(m, RMEM_A_DEV_LOSS_TIMEOUT_MS, bad_u32(0, 3600000));
 		break;
 	case A_K_EMPTY_KEY:
-		if (n == &nest_volume) {
+		if (n == &nest_volume || n == &nest_host) {
 			/* one or both, the other absent */
 			i = 1 + rnd_below(3);
 			if (i & 1)
-				put_empty_str(m, RMEM_A_VOLUME_SERVER);
+				put_empty_str(m, n == &nest_host ?
+					      RMEM_A_HOST_SERVER :
+					      RMEM_A_VOLUME_SERVER);
 			if (i & 2)
-				put_empty_str(m, RMEM_A_VOLUME_NAME);
+				put_empty_str(m, n == &nest_host ?
+					      RMEM_A_HOST_ID :
+					      RMEM_A_VOLUME_NAME);
 		} else {
 			put_empty_str(m, n == &nest_server ?
 				      RMEM_A_SERVER_NAME : RMEM_A_DEV_NAME);

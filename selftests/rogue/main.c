@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rmem_rogue: the attacks (malformed connects, accesses outside a session,
- * another session's memory keys, a late RTU) and main().
+ * another session's memory keys, a late RTU; with --auth the handshake and
+ * signed requests; with --flood many unauthenticated connects) and main().
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -14,6 +17,7 @@
 
 struct sockaddr *server_addr;
 unsigned int nr_refused, nr_failed;
+struct cred my_cred = { .host = "" };
 /* accesses the server's NIC refused (sections 2 and 3) */
 static unsigned int nr_nic_refused;
 char why[512];
@@ -21,22 +25,19 @@ char why[512];
 /* ---- 1. malformed connect requests ------------------------------------- */
 
 /*
- * Send one connect request; it must be rejected with rmem reject data,
- * status @want or @want2 (-1: only @want), server version 2.
+ * Send one connect request from @p (opened); it must be rejected with
+ * rmem reject data, status @want or @want2 (-1: only @want), server
+ * version 3.
  */
-static void connect_attack(const char *desc, const uint8_t *data, uint8_t len,
-			   int want, int want2)
+static void connect_attack_on(struct peer *p, const char *desc,
+			      const uint8_t *data, uint8_t len, int want,
+			      int want2)
 {
 	struct answer a;
-	struct peer p;
 
-	if (peer_open(&p)) {
-		fail("%s: setup: %s", desc, why);
-		goto out;
-	}
-	if (peer_connect(&p, data, len, &a)) {
+	if (peer_connect(p, data, len, &a)) {
 		fail("%s: %s", desc, why);
-		goto out;
+		return;
 	}
 	if (a.event == RDMA_CM_EVENT_REJECTED && a.wire_status >= 0 &&
 	    (a.wire_status == want || a.wire_status == want2) &&
@@ -48,6 +49,74 @@ static void connect_attack(const char *desc, const uint8_t *data, uint8_t len,
 		fail("%s: %s; want status %s%s%s", desc, answer_str(&a),
 		     status_name(want), want2 >= 0 ? " or " : "",
 		     want2 >= 0 ? status_name(want2) : "");
+}
+
+/* connect_attack_on() from a fresh peer with a queue pair of its own. */
+static void connect_attack(const char *desc, const uint8_t *data, uint8_t len,
+			   int want, int want2)
+{
+	struct peer p;
+
+	if (peer_open(&p))
+		fail("%s: setup: %s", desc, why);
+	else
+		connect_attack_on(&p, desc, data, len, want, want2);
+	peer_disconnect(&p);
+	peer_destroy(&p);
+}
+
+/* The same bytes again, claiming the same queue pair: a replay. */
+static void replay_attack(const char *desc, const uint8_t *req, uint32_t qpn,
+			  int want, int want2)
+{
+	struct peer p;
+
+	if (peer_open_noqp(&p, qpn))
+		fail("%s: setup: %s", desc, why);
+	else
+		connect_attack_on(&p, desc, req, WIRE_CONNECT_LEN, want, want2);
+	peer_destroy(&p);
+}
+
+/* How a signed request is spoilt. */
+struct ctl_attack {
+	const char *desc;
+	uint8_t op;
+	uint16_t qp_index;
+	uint16_t nr_qps;
+	uint64_t handle_xor;	/* another session's handle */
+	uint32_t qpn_delta;	/* signed for another queue pair */
+	bool flip_mac;		/* a bit of the signature flipped */
+	int want;
+};
+
+/*
+ * A request of @s's session, signed with its key (then spoilt), from a
+ * fresh peer; its bytes and queue pair number go to @sent and @sent_qpn,
+ * for a replay.
+ */
+static void ctl_attack(struct session *s, const struct ctl_attack *ca,
+		       uint8_t *sent, uint32_t *sent_qpn)
+{
+	uint8_t b[WIRE_CONNECT_LEN];
+	struct peer p;
+	uint32_t qpn;
+
+	if (peer_open(&p)) {
+		fail("%s: setup: %s", ca->desc, why);
+		goto out;
+	}
+	qpn = peer_qpn(&p);
+	req_ctl(b, ca->op, ca->qp_index, ca->nr_qps, s->handle ^ ca->handle_xor,
+		++s->counter);
+	req_sign(b, s->skey, qpn + ca->qpn_delta);
+	if (ca->flip_mac)
+		b[WIRE_CONNECT_LEN - 1] ^= 1;
+	if (sent) {
+		memcpy(sent, b, sizeof(b));
+		*sent_qpn = qpn;
+	}
+	connect_attack_on(&p, ca->desc, b, sizeof(b), ca->want, -1);
 out:
 	peer_disconnect(&p);
 	peer_destroy(&p);
@@ -55,72 +124,120 @@ out:
 
 static void malformed_requests(void)
 {
-	uint8_t token[WIRE_TOKEN_LEN], zero[WIRE_TOKEN_LEN] = { 0 };
-	uint8_t b[WIRE_CONNECT_LEN];
+	uint8_t nonce[WIRE_NONCE_LEN], b[WIRE_CONNECT_LEN];
+	uint64_t handle;
 
-	if (getrandom(token, sizeof(token), 0) != sizeof(token))
-		memset(token, 0x6b, sizeof(token));
+	if (getrandom(nonce, sizeof(nonce), 0) != sizeof(nonce) ||
+	    getrandom(&handle, sizeof(handle), 0) != sizeof(handle)) {
+		memset(nonce, 0x6b, sizeof(nonce));
+		handle = 0x6b6b6b6b6b6b6b6bULL;
+	}
 
 	connect_attack("no private data", NULL, 0, ST_EINVAL, -1);
-	req_new(b, 1, SESSION_SIZE);
-	connect_attack("8 bytes of private data (magic, version 2, NEW)", b, 8,
+	req_new(b, 1, nonce);
+	connect_attack("8 bytes of private data (magic, version 3, NEW)", b, 8,
 		       ST_EINVAL, -1);
 	put32(b, WIRE_MAGIC ^ 0x20202020);
 	connect_attack("NEW with a bad magic", b, sizeof(b), ST_EINVAL, -1);
-	req_new(b, 1, SESSION_SIZE);
-	put16(b + 4, 3);
-	connect_attack("NEW of version 3", b, sizeof(b), ST_EVERSION, -1);
-	put16(b + 4, 1);
-	connect_attack("NEW of version 1", b, sizeof(b), ST_EVERSION, -1);
-	req_new(b, 1, SESSION_SIZE);
+	req_new(b, 1, nonce);
+	put16(b + 4, 4);
+	connect_attack("NEW of version 4", b, sizeof(b), ST_EVERSION, -1);
+	put16(b + 4, 2);
+	connect_attack("NEW of version 2", b, sizeof(b), ST_EVERSION, -1);
+	req_new(b, 1, nonce);
 	b[6] = 0;
 	connect_attack("op 0", b, sizeof(b), ST_EINVAL, -1);
 	b[6] = 99;
 	connect_attack("op 99", b, sizeof(b), ST_EINVAL, -1);
-	req_new(b, 0, SESSION_SIZE);
+	req_new(b, 0, nonce);
 	connect_attack("NEW with nr_qps 0", b, sizeof(b), ST_EINVAL, -1);
-	req_new(b, WIRE_MAX_QPS + 1, SESSION_SIZE);
+	req_new(b, WIRE_MAX_QPS + 1, nonce);
 	connect_attack("NEW with nr_qps 65", b, sizeof(b), ST_EINVAL, -1);
-	req_new(b, 2, SESSION_SIZE);
+	req_new(b, 2, nonce);
 	put16(b + 8, 1);
 	connect_attack("NEW with qp_index 1", b, sizeof(b), ST_EINVAL, -1);
-	req_new(b, 1, 0);
-	connect_attack("NEW with size 0", b, sizeof(b), ST_EINVAL, -1);
-	req_new(b, 1, 1000);
-	connect_attack("NEW with size 1000 (unaligned)", b, sizeof(b),
-		       ST_EINVAL, -1);
-	req_new(b, 1, 1ULL << 62);
-	connect_attack("NEW with size 2^62", b, sizeof(b), ST_ENOSPC, ST_EINVAL);
-	req_new(b, 1, ~0ULL << 12);
-	connect_attack("NEW with size 2^64 - 4096", b, sizeof(b), ST_ENOSPC,
-		       ST_EINVAL);
-	req_new(b, 1, SESSION_SIZE);
-	memset(b + 20, 'v', WIRE_VOLUME_MAX);
-	connect_attack("NEW with a 32-byte volume name without NUL", b,
-		       sizeof(b), ST_EINVAL, -1);
-	req_token(b, OP_JOIN, 0, 1, token);
-	connect_attack("JOIN with qp_index 0 and a random token", b, sizeof(b),
-		       ST_ENOSESSION, ST_EINVAL);
-	req_token(b, OP_JOIN, 1, 2, token);
-	connect_attack("JOIN with a random token", b, sizeof(b),
-		       ST_ENOSESSION, -1);
-	req_token(b, OP_RECONNECT, 0, 1, token);
-	connect_attack("RECONNECT with a random token", b, sizeof(b),
-		       ST_ENOSESSION, -1);
-	req_token(b, OP_LEAVE, 0, 1, token);
-	connect_attack("LEAVE with a random token", b, sizeof(b),
-		       ST_ENOSESSION, -1);
-	req_token(b, OP_LEAVE, 0, 1, zero);
-	connect_attack("LEAVE with an all-zero token", b, sizeof(b),
-		       ST_ENOSESSION, -1);
-	req_new(b, 1, SESSION_SIZE);
+	req_new(b, 1, nonce);
 	b[7] = 1;
 	connect_attack("NEW with flags 1 (reserved)", b, sizeof(b), ST_EINVAL,
 		       -1);
-	req_token(b, OP_RECONNECT, 0, 1, token);
-	b[40] = 1;
-	connect_attack("RECONNECT with a non-zero byte after the token", b,
-		       sizeof(b), ST_EINVAL, -1);
+	req_new(b, 1, nonce);
+	b[WIRE_CONNECT_LEN - 1] = 1;
+	connect_attack("NEW with a non-zero reserved byte", b, sizeof(b),
+		       ST_EINVAL, -1);
+	req_ctl(b, OP_JOIN, 0, 1, handle, 1);
+	connect_attack("JOIN with qp_index 0 and a random handle", b, sizeof(b),
+		       ST_ENOSESSION, ST_EINVAL);
+	req_ctl(b, OP_JOIN, 1, 2, handle, 1);
+	connect_attack("JOIN with a random handle", b, sizeof(b),
+		       ST_ENOSESSION, -1);
+	req_ctl(b, OP_RECONNECT, 0, 1, handle, 1);
+	connect_attack("RECONNECT with a random handle", b, sizeof(b),
+		       ST_ENOSESSION, -1);
+	req_ctl(b, OP_LEAVE, 0, 1, handle, 1);
+	connect_attack("LEAVE with a random handle", b, sizeof(b),
+		       ST_ENOSESSION, -1);
+	req_ctl(b, OP_LEAVE, 0, 1, 0, 1);
+	connect_attack("LEAVE with handle 0", b, sizeof(b), ST_ENOSESSION, -1);
+}
+
+/*
+ * An AUTH message that must be refused in READY with @want (or @want2),
+ * nothing handed out.
+ */
+static void auth_msg_attack(const char *desc, const uint8_t *a, int want,
+			    int want2)
+{
+	struct session s;
+
+	if (!session_open(&s, SESSION_SIZE, 1, 0, &my_cred, NULL, a))
+		fail("%s: the server ACCEPTED it", desc);
+	else if (s.ans.wire_status == want || (want2 >= 0 &&
+					       s.ans.wire_status == want2))
+		refused("%s: %s", desc, answer_str(&s.ans));
+	else
+		fail("%s: %s (%s); want status %s", desc, answer_str(&s.ans),
+		     why, status_name(want));
+	session_close(&s);
+}
+
+/* Malformed AUTH messages (the server takes clients without a key). */
+static void malformed_auth(void)
+{
+	struct cred anon = { .host = "" };
+	uint8_t a[WIRE_AUTH_LEN];
+
+	auth_msg(a, 0, 0, &anon);
+	auth_msg_attack("AUTH asking for size 0", a, ST_EINVAL, -1);
+	auth_msg(a, 1000, 0, &anon);
+	auth_msg_attack("AUTH asking for size 1000 (unaligned)", a, ST_EINVAL,
+			-1);
+	auth_msg(a, 1ULL << 62, 0, &anon);
+	auth_msg_attack("AUTH asking for size 2^62", a, ST_ENOSPC, ST_EINVAL);
+	auth_msg(a, ~0ULL << 12, 0, &anon);
+	auth_msg_attack("AUTH asking for size 2^64 - 4096", a, ST_ENOSPC,
+			ST_EINVAL);
+	auth_msg(a, SESSION_SIZE, 0, &anon);
+	memset(a + 24, 'v', WIRE_VOLUME_MAX);
+	auth_msg_attack("AUTH with a 32-byte volume name without NUL", a,
+			ST_EINVAL, -1);
+	auth_msg(a, SESSION_SIZE, 0, &anon);
+	memcpy(a + 56, "bad host", 8);
+	auth_msg_attack("AUTH with a blank in the host identity", a, ST_EINVAL,
+			-1);
+	auth_msg(a, SESSION_SIZE, 0, &anon);
+	memset(a + 56, 'h', WIRE_HOST_MAX);
+	auth_msg_attack("AUTH with a 64-byte host identity without NUL", a,
+			ST_EINVAL, -1);
+	auth_msg(a, SESSION_SIZE, 0, &anon);
+	a[6] = 2;
+	auth_msg_attack("AUTH with flags 2 (reserved)", a, ST_EINVAL, -1);
+	auth_msg(a, SESSION_SIZE, 0, &anon);
+	a[120] = 1;
+	auth_msg_attack("AUTH with a proof but without the keyed flag", a,
+			ST_EINVAL, -1);
+	auth_msg(a, SESSION_SIZE, 0, &anon);
+	put16(a + 4, 2);
+	auth_msg_attack("AUTH of version 2", a, ST_EVERSION, -1);
 }
 
 /* ---- 2. one session: positive controls, then NIC attacks ---------------- */
@@ -163,25 +280,32 @@ static int check_zeros(struct session *s, const char *what)
 	return 0;
 }
 
-/* JOINs that the server must refuse although the token is real. */
-static void join_attacks(const struct session *s)
+/* JOINs that the server must refuse although the session is real. */
+static void join_attacks(struct session *s)
 {
-	uint8_t b[WIRE_CONNECT_LEN], token[WIRE_TOKEN_LEN];
+	static const struct ctl_attack attacks[] = {
+		{ "JOIN with qp_index 0, signed", OP_JOIN, 0, 1, 0, 0, false,
+		  ST_EINVAL },
+		{ "JOIN with qp_index 1 of a 1-QP session, signed", OP_JOIN, 1,
+		  1, 0, 0, false, ST_EINVAL },
+		{ "JOIN with qp_index 65535, signed", OP_JOIN, 0xffff, 1, 0, 0,
+		  false, ST_EINVAL },
+		{ "JOIN for a live session's handle with its last bit flipped",
+		  OP_JOIN, 1, 1, 1, 0, false, ST_ENOSESSION },
+		{ "JOIN with a bit of its signature flipped", OP_JOIN, 1, 1, 0,
+		  0, true, ST_EAUTH },
+		{ "JOIN signed for another queue pair", OP_JOIN, 1, 1, 0, 1,
+		  false, ST_EAUTH },
+	};
+	uint8_t first[WIRE_CONNECT_LEN];
+	uint32_t qpn = 0;
+	size_t i;
 
-	req_token(b, OP_JOIN, 0, 1, s->token);
-	connect_attack("JOIN with qp_index 0 and a live session's token", b,
-		       sizeof(b), ST_EINVAL, -1);
-	req_token(b, OP_JOIN, 1, 1, s->token);
-	connect_attack("JOIN with qp_index 1 of a 1-QP session, real token", b,
-		       sizeof(b), ST_EINVAL, -1);
-	req_token(b, OP_JOIN, 0xffff, 1, s->token);
-	connect_attack("JOIN with qp_index 65535, real token", b, sizeof(b),
-		       ST_EINVAL, -1);
-	memcpy(token, s->token, sizeof(token));
-	token[WIRE_TOKEN_LEN - 1] ^= 1;
-	req_token(b, OP_JOIN, 1, 1, token);
-	connect_attack("JOIN with a live session's token, last bit flipped", b,
-		       sizeof(b), ST_ENOSESSION, -1);
+	for (i = 0; i < ARRAY_SIZE(attacks); i++)
+		ctl_attack(s, &attacks[i], i ? NULL : first, i ? NULL : &qpn);
+	/* the server checked the first one's signature and counter */
+	replay_attack("the first JOIN again, same bytes, same queue pair", first,
+		      qpn, ST_EREPLAY, -1);
 }
 
 static int control_session(void)
@@ -428,16 +552,16 @@ out:
  * RTU waits for rdma_establish()).  Retries while the server still drops
  * the old queue pairs (EAGAIN).  0 once the server accepted (REP).
  */
-static int reconnect_held_rtu(struct peer *p, const struct session *s)
+static int reconnect_held_rtu(struct peer *p, struct session *s)
 {
 	uint8_t req[WIRE_CONNECT_LEN];
 	struct answer a;
 	int i;
 
-	req_token(req, OP_RECONNECT, 0, 1, s->token);
 	for (i = 0; i < 50; i++) {
 		if (peer_open_raw(p))
 			return -1;
+		session_sign(s, req, OP_RECONNECT, 0, 1, peer_qpn(p));
 		if (peer_connect(p, req, sizeof(req), &a))
 			return -1;
 		if (a.event == RDMA_CM_EVENT_CONNECT_RESPONSE)
@@ -453,17 +577,22 @@ static int reconnect_held_rtu(struct peer *p, const struct session *s)
 	return -1;
 }
 
-/* LEAVE @s's session (it is held for HOLD_MS otherwise). */
-static void leave(const struct session *s)
+/*
+ * LEAVE @s's session (it is held for HOLD_MS otherwise).  Return: the
+ * status the server answered with, -1 for none.
+ */
+static int leave(struct session *s)
 {
 	uint8_t req[WIRE_CONNECT_LEN];
-	struct answer a;
+	struct answer a = { .wire_status = -1 };
 	struct peer p;
 
-	req_token(req, OP_LEAVE, 0, 1, s->token);
-	if (!peer_open(&p))
+	if (!peer_open(&p)) {
+		session_sign(s, req, OP_LEAVE, 0, 1, peer_qpn(&p));
 		peer_connect(&p, req, sizeof(req), &a);
+	}
 	peer_destroy(&p);
+	return a.wire_status;
 }
 
 /*
@@ -498,8 +627,9 @@ static void late_rtu(void)
 		 * queue pair #2 made it give up (or, when the server was
 		 * quicker, an RTU for a connection it already refused).
 		 */
-		req_token(req, OP_RECONNECT, 0, 1, s.token);
-		if (peer_open(&b) || peer_connect_start(&b, req, sizeof(req))) {
+		if (peer_open(&b) ||
+		    (session_sign(&s, req, OP_RECONNECT, 0, 1, peer_qpn(&b)),
+		     peer_connect_start(&b, req, sizeof(req)))) {
 			fail("late RTU, round %d: second RECONNECT: %s", round,
 			     why);
 		} else {
@@ -532,26 +662,316 @@ static void late_rtu(void)
 	session_close(&s);
 }
 
+/* ---- 5. the handshake and signed requests (--auth) -------------------- */
+
+/* A handshake the server must refuse in READY with @want. */
+static void handshake_attack(const char *desc, const struct cred *c, int want)
+{
+	struct session s;
+
+	if (!session_open(&s, SESSION_SIZE, 1, 0, c, NULL, NULL))
+		fail("%s: the server ACCEPTED it", desc);
+	else if (s.ans.wire_status == want)
+		refused("%s: %s", desc, answer_str(&s.ans));
+	else
+		fail("%s: %s (%s); want status %s", desc, answer_str(&s.ans),
+		     why, status_name(want));
+	session_close(&s);
+}
+
+/* A signed request that must be accepted (ESTABLISHED, or LEAVE's OK). */
+static int ctl_control(struct session *s, const char *desc, uint8_t op,
+		       uint16_t qp_index, uint16_t nr_qps, uint8_t *sent,
+		       uint32_t *sent_qpn)
+{
+	uint8_t b[WIRE_CONNECT_LEN];
+	struct answer a;
+	struct peer p;
+	int ret = -1;
+
+	if (peer_open(&p)) {
+		fail("positive control: %s: setup: %s", desc, why);
+		goto out;
+	}
+	session_sign(s, b, op, qp_index, nr_qps, peer_qpn(&p));
+	memcpy(sent, b, sizeof(b));
+	*sent_qpn = peer_qpn(&p);
+	if (peer_connect(&p, b, sizeof(b), &a)) {
+		fail("positive control: %s: %s", desc, why);
+		goto out;
+	}
+	if (a.event == RDMA_CM_EVENT_ESTABLISHED ||
+	    (a.event == RDMA_CM_EVENT_REJECTED && a.wire_status == ST_EAGAIN &&
+	     op == OP_RECONNECT) ||
+	    (a.event == RDMA_CM_EVENT_REJECTED && a.wire_status == ST_OK &&
+	     op == OP_LEAVE)) {
+		control_ok("positive control: %s: %s", desc, answer_str(&a));
+		ret = 0;
+	} else {
+		fail("positive control: %s: %s", desc, answer_str(&a));
+	}
+out:
+	peer_disconnect(&p);
+	peer_destroy(&p);
+	return ret;
+}
+
+static void auth_attacks(const char *other_host, const uint8_t *other_key)
+{
+	uint8_t wrong[WIRE_KEY_LEN], sent[WIRE_CONNECT_LEN], b[WIRE_CONNECT_LEN];
+	struct cred none = { .host = my_cred.host };
+	struct cred wrong_key = { .host = my_cred.host, .key = wrong };
+	struct cred others_key = { .host = my_cred.host, .key = other_key };
+	struct cred other_id = { .host = other_host, .key = my_cred.key };
+	struct cred unknown = { .host = "no-such-host", .key = my_cred.key };
+	const struct ctl_attack forged[] = {
+		{ "JOIN with a bit of its signature flipped", OP_JOIN, 1, 2, 0,
+		  0, true, ST_EAUTH },
+		{ "RECONNECT with a bit of its signature flipped",
+		  OP_RECONNECT, 0, 2, 0, 0, true, ST_EAUTH },
+		{ "LEAVE with a bit of its signature flipped", OP_LEAVE, 0, 2, 0,
+		  0, true, ST_EAUTH },
+		{ "JOIN signed for another queue pair (a relay)", OP_JOIN, 1, 2,
+		  0, 7, false, ST_EAUTH },
+	};
+	struct session s, r;
+	uint32_t qpn;
+	size_t i;
+	int st;
+
+	if (getrandom(wrong, sizeof(wrong), 0) != sizeof(wrong))
+		memset(wrong, 0x5a, sizeof(wrong));
+	handshake_attack("a handshake without a key", &none, ST_ENOKEY);
+	handshake_attack("a handshake with a wrong key", &wrong_key, ST_EAUTH);
+	handshake_attack("a handshake with another host's key under this host's identity",
+			 &others_key, ST_EAUTH);
+	handshake_attack("a handshake with this host's key under another host's identity",
+			 &other_id, ST_EAUTH);
+	handshake_attack("a handshake as a host the server has no entry for",
+			 &unknown, ST_EAUTH);
+
+	/* a keyed session of two queue pairs, held for a reconnect */
+	if (session_open(&s, SESSION_SIZE, 2, HOLD_MS, &my_cred, NULL, NULL)) {
+		fail("positive control: a keyed session: %s (%s)", why,
+		     answer_str(&s.ans));
+		session_close(&s);
+		return;
+	}
+	control_ok("positive control: a keyed session, READY signed with the derived session key");
+	if (session_open(&r, SESSION_SIZE, 2, HOLD_MS, &my_cred, s.nonce,
+			 s.auth))
+		(r.ans.wire_status == ST_EAUTH ? nr_refused++ : nr_failed++),
+		report(r.ans.wire_status == ST_EAUTH ? "ok" : "FAIL",
+		       "the session's NEW nonce and AUTH message again on a new connection: %s",
+		       answer_str(&r.ans));
+	else
+		fail("the session's AUTH message again: the server ACCEPTED it");
+	session_close(&r);
+
+	for (i = 0; i < ARRAY_SIZE(forged); i++)
+		ctl_attack(&s, &forged[i], NULL, NULL);
+	if (!ctl_control(&s, "a signed JOIN of queue pair 1", OP_JOIN, 1, 2,
+			 sent, &qpn))
+		replay_attack("that JOIN again, same bytes, same queue pair",
+			      sent, qpn, ST_EREPLAY, -1);
+	if (!ctl_control(&s, "a signed RECONNECT while live", OP_RECONNECT, 0,
+			 2, sent, &qpn))
+		replay_attack("that RECONNECT again, same bytes, same queue pair",
+			      sent, qpn, ST_EREPLAY, -1);
+	/* a LEAVE signed now, sent after a later request: stale */
+	req_ctl(b, OP_LEAVE, 0, 2, s.handle, ++s.counter);
+	req_sign(b, s.skey, 0);
+	++s.counter;
+	replay_attack("a LEAVE older than the session's last request", b, 0,
+		      ST_EREPLAY, -1);
+	st = leave(&s);
+	if (st == ST_OK)
+		control_ok("positive control: the session outlived the forged and replayed requests: a signed LEAVE ends it");
+	else
+		fail("a signed LEAVE at the end: status %d (%s), want OK", st,
+		     status_name(st));
+	session_close(&s);
+}
+
+/* ---- 6. a flood of connects that never authenticate (--flood N) -------- */
+
+#define FLOOD_WINDOW		32
+
+static void flood(unsigned int n)
+{
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = {
+		.initiator_depth = 1, .retry_count = 7, .rnr_retry_count = 7,
+	};
+	unsigned int started = 0, done = 0, accepted = 0, busy = 0, other = 0;
+	unsigned int lost = 0;
+	uint8_t req[WIRE_CONNECT_LEN], nonce[WIRE_NONCE_LEN];
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id, *gone;
+	struct rdma_cm_event *ev;
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+
+	ch = rdma_create_event_channel();
+	if (!ch || fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK)) {
+		fail("flood: setup: %s", strerror(errno));
+		return;
+	}
+	memset(nonce, 0x42, sizeof(nonce));
+	req_new(req, 1, nonce);
+	cp.private_data = req;
+	cp.private_data_len = sizeof(req);
+	while (done < n) {
+		while (started - done < FLOOD_WINDOW && started < n) {
+			if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+			    rdma_resolve_addr(id, NULL, server_addr, RESOLVE_MS)) {
+				fail("flood: connect %u: %s", started,
+				     strerror(errno));
+				return;
+			}
+			started++;
+		}
+		if (get_event(ch, &ev, 4 * TIMEOUT_MS)) {
+			fail("flood: %u of %u answered: %s", done, n, why);
+			break;
+		}
+		id = ev->id;
+		gone = NULL;
+		switch (ev->event) {
+		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			if (rdma_resolve_route(id, RESOLVE_MS))
+				gone = id;
+			break;
+		case RDMA_CM_EVENT_ROUTE_RESOLVED:
+			if (!pd) {
+				pd = ibv_alloc_pd(id->verbs);
+				cq = pd ? ibv_create_cq(id->verbs, 16, NULL,
+							NULL, 0) : NULL;
+			}
+			qpa.send_cq = cq;
+			qpa.recv_cq = cq;
+			if (!cq || rdma_create_qp(id, pd, &qpa) ||
+			    rdma_connect(id, &cp))
+				gone = id;
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			/* a handshake slot, held: no AUTH ever comes */
+			accepted++;
+			done++;
+			break;
+		case RDMA_CM_EVENT_REJECTED:
+			if (ev->param.conn.private_data_len >= WIRE_REJECT_LEN &&
+			    get16((const uint8_t *)ev->param.conn.private_data +
+				  6) == ST_EHANDSHAKES)
+				busy++;
+			else
+				other++;
+			done++;
+			gone = id;
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+			/* the server ended a held handshake (timeout) */
+			lost++;
+			break;
+		default:
+			other++;
+			done++;
+			gone = id;
+			break;
+		}
+		/* a step of ours failed: that connect ends here */
+		if (gone && (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED ||
+			     ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED)) {
+			other++;
+			done++;
+		}
+		rdma_ack_cm_event(ev);
+		if (gone) {
+			if (gone->qp)
+				rdma_destroy_qp(gone);
+			rdma_destroy_id(gone);
+		}
+	}
+	note("flood: %u connect requests: %u accepted (never authenticated; %u of them ended by the server), %u refused with EHANDSHAKES, %u otherwise",
+	     n, accepted, lost, busy, other);
+	if (done == n && !other && busy + accepted == n && busy >= n / 2)
+		refused("flood: all but %u of %u unauthenticated connects refused at once",
+			accepted, n);
+	else
+		fail("flood: want every connect refused with EHANDSHAKES but a few held");
+	/* the held ones, and the channel, go with the process */
+}
+
+static int usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY] [--flood N]\n",
+		prog);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *ai;
+	static uint8_t key[WIRE_KEY_LEN], other_key[WIRE_KEY_LEN];
+	const char *other_host = NULL;
+	unsigned int flood_n = 0;
 	struct session s;
 	size_t i;
+	int a;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s ADDR PORT\n", argv[0]);
-		return 2;
-	}
+	if (argc < 3)
+		return usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (a = 3; a < argc; a++) {
+		if (!strcmp(argv[a], "--host") && a + 1 < argc) {
+			my_cred.host = argv[++a];
+		} else if (!strcmp(argv[a], "--key") && a + 1 < argc) {
+			if (key_file(argv[++a], key)) {
+				fprintf(stderr, "%s\n", why);
+				return 2;
+			}
+			my_cred.key = key;
+		} else if (!strcmp(argv[a], "--auth") && a + 2 < argc) {
+			other_host = argv[++a];
+			if (key_file(argv[++a], other_key)) {
+				fprintf(stderr, "%s\n", why);
+				return 2;
+			}
+		} else if (!strcmp(argv[a], "--flood") && a + 1 < argc) {
+			flood_n = strtoul(argv[++a], NULL, 0);
+		} else {
+			return usage(argv[0]);
+		}
+	}
+	if (other_host && !my_cred.key)
+		return usage(argv[0]);
 	if (rdma_getaddrinfo(argv[1], argv[2], &hints, &ai)) {
 		perror("rdma_getaddrinfo");
 		return 2;
 	}
 	server_addr = ai->ai_dst_addr;
-	note("attacking the rmem server at %s port %s", argv[1], argv[2]);
+	note("attacking the rmem server at %s port %s as host '%s'%s", argv[1],
+	     argv[2], my_cred.host, my_cred.key ? " with a key" : "");
 
-	note("1. malformed connect requests");
+	if (flood_n) {
+		note("6. %u connect requests that never authenticate", flood_n);
+		flood(flood_n);
+		goto out;
+	}
+	if (other_host) {
+		note("5. the handshake and signed requests");
+		auth_attacks(other_host, other_key);
+		goto out;
+	}
+
+	note("1. malformed connect requests and AUTH messages");
 	malformed_requests();
+	malformed_auth();
 
 	note("2. one session: positive controls, then accesses it was not given");
 	if (control_session()) {
@@ -580,6 +1000,7 @@ int main(int argc, char **argv)
 	if (nr_nic_refused + 1 < ARRAY_SIZE(nic_attacks) + 3)
 		fail("only %u of %zu access attacks were refused by the server's NIC",
 		     nr_nic_refused, ARRAY_SIZE(nic_attacks) + 3);
+out:
 	printf("# rogue: %u attacks refused (%u by the server's NIC), %u failures\n",
 	       nr_refused, nr_nic_refused, nr_failed);
 	rdma_freeaddrinfo(ai);

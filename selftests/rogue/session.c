@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/random.h>
+
+#include "../../user/crypto.h"
 #include "rogue.h"
 
 /* ---- one rdma_cm connection -------------------------------------------- */
@@ -103,6 +106,25 @@ int peer_open_raw(struct peer *p)
 	return peer_open_qp(p, true);
 }
 
+/* A resolved id without a queue pair whose REQ claims queue pair @qpn. */
+int peer_open_noqp(struct peer *p, uint32_t qpn)
+{
+	if (peer_resolve(p))
+		return -1;
+	p->qpn = qpn;
+	return 0;
+}
+
+/* The queue pair number a REQ of @p carries. */
+uint32_t peer_qpn(const struct peer *p)
+{
+	if (p->raw_qp)
+		return p->raw_qp->qp_num;
+	if (p->has_qp)
+		return p->id->qp->qp_num;
+	return p->qpn;
+}
+
 /*
  * Send a connect request with @len bytes of private data and wait for the
  * answer.  Like the kernel client: RDMA READs out (initiator depth 1),
@@ -126,7 +148,7 @@ int peer_connect_start(struct peer *p, const void *data, uint8_t len)
 		.responder_resources = 0,
 		.retry_count = 7,
 		.rnr_retry_count = 7,
-		.qp_num = p->raw_qp ? p->raw_qp->qp_num : 0,
+		.qp_num = p->raw_qp ? p->raw_qp->qp_num : p->qpn,
 	};
 
 	if (rdma_connect(p->id, &cp))
@@ -140,8 +162,8 @@ int peer_connect_wait(struct peer *p, struct answer *a)
 	struct rdma_cm_event *ev;
 	const uint8_t *rej;
 
+	memset(a, 0, sizeof(*a));
 	a->event = -1;
-	a->status = 0;
 	a->wire_status = -1;
 	a->wire_version = -1;
 	if (get_event(p->ch, &ev, TIMEOUT_MS))
@@ -149,6 +171,13 @@ int peer_connect_wait(struct peer *p, struct answer *a)
 	a->event = ev->event;
 	a->status = ev->status;
 	rej = ev->param.conn.private_data;
+	if ((ev->event == RDMA_CM_EVENT_ESTABLISHED ||
+	     ev->event == RDMA_CM_EVENT_CONNECT_RESPONSE) && rej) {
+		a->rep_len = ev->param.conn.private_data_len < sizeof(a->rep) ?
+			     ev->param.conn.private_data_len : sizeof(a->rep);
+		memcpy(a->rep, rej, a->rep_len);
+		a->qp_num = ev->param.conn.qp_num;
+	}
 	if (ev->event == RDMA_CM_EVENT_REJECTED && rej &&
 	    ev->param.conn.private_data_len >= WIRE_REJECT_LEN &&
 	    get32(rej) == WIRE_MAGIC) {
@@ -170,6 +199,9 @@ const char *answer_str(const struct answer *a)
 			 "rejected, status %d (%s), server version %d, reason %d",
 			 a->wire_status, status_name(a->wire_status),
 			 a->wire_version, a->status);
+	else if (a->event == RDMA_CM_EVENT_ESTABLISHED && a->wire_status > 0)
+		snprintf(buf, sizeof(buf), "refused in READY, status %d (%s)",
+			 a->wire_status, status_name(a->wire_status));
 	else if (a->event == RDMA_CM_EVENT_REJECTED)
 		snprintf(buf, sizeof(buf),
 			 "rejected without rmem reject data, reason %d", a->status);
@@ -201,10 +233,9 @@ void peer_disconnect(struct peer *p)
 
 /* ---- sessions ---------------------------------------------------------- */
 
-
-
 void session_close(struct session *s)
 {
+	explicit_bzero(s->skey, sizeof(s->skey));
 	peer_disconnect(&s->p);
 	if (s->mr)
 		ibv_dereg_mr(s->mr);
@@ -259,28 +290,53 @@ int session_rdma(struct session *s, enum ibv_wr_opcode op, void *local,
 	return 0;
 }
 
-/* Parse READY and check it describes memory we can use. */
-static int session_parse_ready(struct session *s, const uint8_t *r)
+/*
+ * Check READY's proof under the session key, and that it describes memory
+ * we can use.  Sets @s->ans.wire_status to READY's status.
+ */
+static int session_parse_ready(struct session *s, const uint8_t *r,
+			       const struct cred *c)
 {
+	uint8_t msg[10 + 112 + 8], mac[SHA256_LEN];
+	uint32_t flags;
+
 	if (get32(r) != WIRE_MAGIC || get16(r + 4) != WIRE_VERSION) {
 		set_why("READY with magic 0x%08x version %u", get32(r),
 			get16(r + 4));
 		return -1;
 	}
+	s->ans.wire_status = get16(r + 6);
 	if (get16(r + 6) != ST_OK) {
 		set_why("READY with status %u (%s)", get16(r + 6),
 			status_name(get16(r + 6)));
 		return -1;
 	}
-	memcpy(s->token, r + 8, WIRE_TOKEN_LEN);
-	/* pool_id at 24 */
-	s->generation = get64(r + 40);
-	s->size = get64(r + 48);
-	s->chunk_size = get64(r + 56);
-	s->nr_chunks = get32(r + 64);
-	s->table_rkey = get32(r + 68);
-	s->table_addr = get64(r + 72);
-	s->table_len = get32(r + 80);
+	flags = get32(r + 76);
+	s->keyed = flags & WIRE_READY_KEYED;
+	if (s->keyed != !!c->key) {
+		set_why("READY %s keyed, our AUTH %s", s->keyed ? "is" : "is not",
+			c->key ? "was" : "was not");
+		return -1;
+	}
+	if (!s->keyed)
+		memcpy(s->skey, r + 80, WIRE_KEY_LEN);
+	memcpy(msg, "rmem-ready", 10);
+	memcpy(msg + 10, r, 112);
+	put64(msg + 122, 0);
+	hmac_sha256(s->skey, WIRE_KEY_LEN, msg, sizeof(msg), mac);
+	if (memcmp(mac, r + 112, WIRE_MAC_LEN)) {
+		set_why("READY is not signed with the session key");
+		return -1;
+	}
+	s->handle = get64(r + 8);
+	/* pool_id at 16 */
+	s->generation = get64(r + 32);
+	s->size = get64(r + 40);
+	s->chunk_size = get64(r + 48);
+	s->nr_chunks = get32(r + 56);
+	s->table_rkey = get32(r + 60);
+	s->table_addr = get64(r + 64);
+	s->table_len = get32(r + 72);
 	if (!s->chunk_size || (s->chunk_size & (s->chunk_size - 1)) ||
 	    s->chunk_size < IO_LEN || !s->nr_chunks ||
 	    (uint64_t)s->nr_chunks * s->chunk_size < s->size ||
@@ -294,17 +350,88 @@ static int session_parse_ready(struct session *s, const uint8_t *r)
 	return 0;
 }
 
+/* Sign @req (op, indexes, our handle, the next counter) for queue pair @qpn. */
+void session_sign(struct session *s, uint8_t *req, uint8_t op,
+		  uint16_t qp_index, uint16_t nr_qps, uint32_t qpn)
+{
+	req_ctl(req, op, qp_index, nr_qps, s->handle, ++s->counter);
+	req_sign(req, s->skey, qpn);
+}
+
 /*
- * Open a session: NEW on queue pair 0 (nr_qps 1, hold_ms 0), READY,
- * then the chunk table read with an RDMA READ.
+ * Send AUTH from the upper half of ready_buf (or @replay_auth, captured
+ * from another session) and wait for READY in the lower half.
  */
-static int session_open(struct session *s, uint64_t size, uint32_t hold_ms)
+static int session_handshake(struct session *s, uint64_t size,
+			     uint32_t hold_ms, const struct cred *c,
+			     const uint8_t *replay_auth)
+{
+	uint8_t *a = s->ready_buf + 2048;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)a,
+		.length = WIRE_AUTH_LEN,
+		.lkey = s->ready_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = WR_AUTH,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	uint32_t cqpn = s->p.id->qp->qp_num, sqpn = s->ans.qp_num;
+	struct ibv_wc wc;
+
+	if (s->ans.rep_len < WIRE_CHALLENGE_LEN ||
+	    get32(s->ans.rep) != WIRE_MAGIC ||
+	    get16(s->ans.rep + 4) != WIRE_VERSION) {
+		set_why("NEW accepted without a valid challenge (%u bytes)",
+			s->ans.rep_len);
+		return -1;
+	}
+	if (replay_auth) {
+		memcpy(a, replay_auth, WIRE_AUTH_LEN);
+	} else {
+		auth_msg(a, size, hold_ms, c);
+		if (c->key) {
+			auth_mac(c->key, "rmem-client", s->ans.rep, s->nonce,
+				 cqpn, sqpn, a, a + 120);
+			auth_mac(c->key, "rmem-session", s->ans.rep, s->nonce,
+				 cqpn, sqpn, a, s->skey);
+		}
+	}
+	memcpy(s->auth, a, WIRE_AUTH_LEN);
+	if (ibv_post_send(s->p.id->qp, &wr, &bad))
+		return why_errno("ibv_post_send AUTH");
+	do {
+		if (cq_wait(s->p.cq, &wc, READY_TIMEOUT_MS)) {
+			set_why("no READY in %d s", READY_TIMEOUT_MS / 1000);
+			return -1;
+		}
+	} while (wc.wr_id == WR_AUTH && wc.status == IBV_WC_SUCCESS);
+	if (wc.wr_id != WR_READY || wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_RECV || wc.byte_len != WIRE_READY_LEN) {
+		set_why("READY receive: %s, %u bytes", ibv_wc_status_str(wc.status),
+			wc.byte_len);
+		return -1;
+	}
+	return session_parse_ready(s, s->ready_buf, c);
+}
+
+/*
+ * Open a session: NEW on queue pair 0, the challenge, AUTH, READY, then
+ * the chunk table read with an RDMA READ.  @replay_nonce and @replay_auth
+ * (NULL for fresh ones) send a NEW nonce and an AUTH message captured
+ * from another session.
+ */
+int session_open(struct session *s, uint64_t size, uint16_t nr_qps,
+		 uint32_t hold_ms, const struct cred *c,
+		 const uint8_t *replay_nonce, const uint8_t *replay_auth)
 {
 	uint8_t req[WIRE_CONNECT_LEN];
 	struct ibv_recv_wr rwr = { .wr_id = WR_READY, .num_sge = 1 }, *rbad;
 	struct ibv_sge sge;
 	enum ibv_wc_status st;
-	struct ibv_wc wc;
 	size_t tspace;
 	uint32_t i;
 
@@ -320,31 +447,24 @@ static int session_open(struct session *s, uint64_t size, uint32_t hold_ms)
 	if (!s->ready_mr)
 		return why_errno("ibv_reg_mr");
 	sge.addr = (uintptr_t)s->ready_buf;
-	sge.length = 4096;
+	sge.length = 2048;
 	sge.lkey = s->ready_mr->lkey;
 	rwr.sg_list = &sge;
 	if (ibv_post_recv(s->p.id->qp, &rwr, &rbad))
 		return why_errno("ibv_post_recv");
 
-	req_new(req, 1, size);
-	put32(req + 52, hold_ms);
+	if (replay_nonce)
+		memcpy(s->nonce, replay_nonce, sizeof(s->nonce));
+	else if (getrandom(s->nonce, sizeof(s->nonce), 0) != sizeof(s->nonce))
+		return why_errno("getrandom");
+	req_new(req, nr_qps, s->nonce);
 	if (peer_connect(&s->p, req, sizeof(req), &s->ans))
 		return -1;
 	if (s->ans.event != RDMA_CM_EVENT_ESTABLISHED) {
 		set_why("NEW not accepted: %s", answer_str(&s->ans));
 		return -1;
 	}
-	if (cq_wait(s->p.cq, &wc, READY_TIMEOUT_MS)) {
-		set_why("no READY in %d s", READY_TIMEOUT_MS / 1000);
-		return -1;
-	}
-	if (wc.wr_id != WR_READY || wc.status != IBV_WC_SUCCESS ||
-	    wc.opcode != IBV_WC_RECV || wc.byte_len != WIRE_READY_LEN) {
-		set_why("READY receive: %s, %u bytes", ibv_wc_status_str(wc.status),
-			wc.byte_len);
-		return -1;
-	}
-	if (session_parse_ready(s, s->ready_buf))
+	if (session_handshake(s, size, hold_ms, c, replay_auth))
 		return -1;
 
 	tspace = (s->table_len + 4095) & ~(size_t)4095;
@@ -390,12 +510,14 @@ int session_new_held(struct session *s, const char *what, uint32_t hold_ms)
 	int i, ws;
 
 	for (i = 0; i < OPEN_TRIES; i++) {
-		if (!session_open(s, SESSION_SIZE, hold_ms))
+		if (!session_open(s, SESSION_SIZE, 1, hold_ms, &my_cred, NULL,
+				  NULL))
 			return 0;
 		ws = s->ans.wire_status;
 		memcpy(reason, why, sizeof(reason));
 		session_close(s);
-		if (ws != ST_ENOSPC && ws != ST_EAGAIN && ws != ST_ENOMEM)
+		if (ws != ST_ENOSPC && ws != ST_EAGAIN && ws != ST_ENOMEM &&
+		    ws != ST_EHANDSHAKES)
 			break;
 		usleep(500 * 1000);
 	}
