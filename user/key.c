@@ -7,6 +7,7 @@
  *   rmemctl key load FILE desc DESC    put the key in the user keyring as a
  *                                      "logon" key (readable by the kernel
  *                                      only), for key-desc DESC
+ *   rmemctl key unload desc DESC       take it out of the user keyring again
  *   rmemctl key identity               this machine's default host identity
  *
  * Keys never appear on a command line nor in any output but "key gen".
@@ -41,6 +42,7 @@ static void key_usage(FILE *f)
 		"Usage: rmemctl key gen\n"
 		"       rmemctl key check FILE\n"
 		"       rmemctl key load FILE desc DESC\n"
+		"       rmemctl key unload desc DESC\n"
 		"       rmemctl key identity\n"
 		"       rmemctl key help\n"
 		"where  FILE := a key file, mode 0600 or stricter\n"
@@ -270,6 +272,31 @@ static int key_load(struct rmemctl *ctl)
 	return 0;
 }
 
+/* key unload desc DESC: invalidate the "logon" key DESC of the user keyring */
+static int key_unload(struct rmemctl *ctl)
+{
+	const char *word = arg_next(ctl), *desc;
+	long serial;
+
+	if (!word || strcmp(word, "desc"))
+		return arg_missing("\"desc DESC\"", key_usage);
+	desc = arg_value(ctl, word, NULL);
+	if (!desc || arg_end(ctl, key_usage) < 0)
+		return -1;
+	serial = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING,
+			 "logon", desc, 0);
+	if (serial < 0) {
+		pr_err("no \"logon\" key %s in the user keyring: %s", desc,
+		       strerror(errno));
+		return -1;
+	}
+	if (syscall(SYS_keyctl, KEYCTL_INVALIDATE, serial) < 0) {
+		pr_err("cannot remove the key %s: %s", desc, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* key identity */
 static int key_identity(struct rmemctl *ctl)
 {
@@ -292,6 +319,7 @@ static const struct cmd key_cmds[] = {
 	{ "gen",	key_gen },
 	{ "check",	key_check },
 	{ "load",	key_load },
+	{ "unload",	key_unload },
 	{ "identity",	key_identity },
 	{ "help",	key_help },
 	{ NULL,		NULL }

@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"       rmemctl dev show [ rmemN ]\n"
 		"       rmemctl volume show [ server NAME ]\n"
 		"       rmemctl volume del server NAME volume VOL\n"
-		"       rmemctl key { gen | check FILE | load FILE desc DESC | identity }\n"
+		"       rmemctl key { gen | check FILE | identity }\n"
+		"       rmemctl key { load FILE desc DESC | unload desc DESC }\n"
 		"       rmemctl monitor\n");
 	usage_syntax(f, true);
 	fprintf(f,

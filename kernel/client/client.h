@@ -231,7 +231,7 @@ struct rmem_dev {
 	unsigned int max_sge;
 	bool read_tail;
 	u64 handle;
-	u64 counter;
+	atomic64_t counter;
 	u64 reconnect_counter;
 	struct crypto_shash *mac;
 	bool proven;

@@ -380,7 +380,8 @@ out_wipe:
  * @req: the request, its other fields set
  * @qpn: the number of the queue pair whose REQ carries it, 0 for none
  *
- * Context: attach, reconnect and detach of @dev, which never run at once.
+ * Context: the connects of attach, reconnect and detach (a connect that
+ * timed out may still sign in its handler: the counter is atomic).
  * Return: 0 or a negative errno of the crypto API.
  */
 int rmem_dev_sign(struct rmem_dev *dev, struct rmem_wire_connect *req, u32 qpn)
@@ -391,7 +392,7 @@ int rmem_dev_sign(struct rmem_dev *dev, struct rmem_wire_connect *req, u32 qpn)
 	if (!dev->mac)
 		return -ENOKEY;
 	req->ctl.handle = cpu_to_le64(dev->handle);
-	req->ctl.counter = cpu_to_le64(++dev->counter);
+	req->ctl.counter = cpu_to_le64(atomic64_inc_return(&dev->counter));
 	ret = rmem_ctl_mac(dev->mac, req, qpn, mac);
 	memcpy(req->ctl.mac, mac, sizeof(req->ctl.mac));
 	return ret;

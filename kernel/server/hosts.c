@@ -65,8 +65,11 @@ static void rmem_host_usage(struct rmem_server *srv, const char *id,
  * @need: bytes it adds to what its host holds (0 for a volume the host
  *	has already)
  *
+ * A session that proved a key must still have its host entry: one removed
+ * since the proof was checked takes nothing.
+ *
  * Context: srv->lock held; the caller takes the memory in the same hold.
- * Return: RMEM_WIRE_OK, ESESSIONS or EQUOTA.
+ * Return: RMEM_WIRE_OK, ESESSIONS, EQUOTA or EAUTH.
  */
 enum rmem_wire_status rmem_host_admit(struct rmem_server *srv,
 				      struct rmem_session *sess, u64 need)
@@ -79,7 +82,7 @@ enum rmem_wire_status rmem_host_admit(struct rmem_server *srv,
 		return RMEM_WIRE_OK;
 	h = rmem_host_find(srv, sess->host_id);
 	if (!h)
-		return RMEM_WIRE_OK;
+		return RMEM_WIRE_EAUTH;
 	rmem_host_usage(srv, h->id, &n, &bytes);
 	if (h->max_sessions && n >= h->max_sessions)
 		return RMEM_WIRE_ESESSIONS;
