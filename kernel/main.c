@@ -130,5 +130,6 @@ module_init(rmem_init);
 module_exit(rmem_exit);
 
 MODULE_DESCRIPTION("Remote RAM over RDMA as a block device");
+MODULE_SOFTDEP("pre: hmac sha256");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(RMEM_VERSION);

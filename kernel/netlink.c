@@ -607,14 +607,16 @@ out_unlock:
 }
 
 /*
- * The host identity and key of DEV_ADD.  Without a key, the caller's
- * keyrings are searched for "rmem:" and the peer address (a key put
- * there for this server); without one there either, the device attaches
- * unauthenticated.
+ * The host identity and key of DEV_ADD.  With an identity and no key, the
+ * caller's keyrings are searched for "rmem:" and the peer address (a key
+ * put there for this server); without one there either, the device
+ * attaches unauthenticated.  A key there that cannot be used fails the
+ * attach: silently going without it would be a downgrade.
  */
 static int rmem_nl_dev_auth(struct genl_info *info, struct nlattr **tb,
 			    struct rmem_dev_cfg *cfg)
 {
+	struct nlattr *nest = info->attrs[RMEM_A_DEV];
 	char desc[64];
 	int ret;
 
@@ -627,25 +629,32 @@ static int rmem_nl_dev_auth(struct genl_info *info, struct nlattr **tb,
 			return -EINVAL;
 		}
 	}
+	if (!cfg->host_id[0] && (tb[RMEM_A_DEV_KEY] || tb[RMEM_A_DEV_KEY_DESC])) {
+		NL_SET_ERR_MSG(info->extack, "a key needs a host identity");
+		NL_SET_ERR_ATTR_MISS(info->extack, nest, RMEM_A_DEV_HOST_ID);
+		return -EINVAL;
+	}
 	ret = rmem_nl_get_key(info, tb[RMEM_A_DEV_KEY], tb[RMEM_A_DEV_KEY_DESC],
 			      cfg->key);
 	if (ret == -ENOKEY && !tb[RMEM_A_DEV_KEY_DESC]) {
+		/* anonymous, or no key given: the keyring's for this peer */
+		if (!cfg->host_id[0])
+			return 0;
 		snprintf(desc, sizeof(desc), "rmem:%pISc", &cfg->peer);
 		ret = rmem_key_lookup(desc, cfg->key);
-		if (ret || !rmem_key_ok(cfg->key)) {
-			memzero_explicit(cfg->key, sizeof(cfg->key));
+		if (ret == -ENOKEY)
 			return 0;
+		if (!ret && !rmem_key_ok(cfg->key))
+			ret = -EINVAL;
+		if (ret) {
+			memzero_explicit(cfg->key, sizeof(cfg->key));
+			NL_SET_ERR_MSG(info->extack,
+				       "the keyring's key rmem:ADDR for this peer cannot be used (revoked, expired, all zero or not 32 bytes)");
+			return ret;
 		}
 	}
 	if (ret)
 		return ret;
-	if (!cfg->host_id[0]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_KEY] ?:
-				    tb[RMEM_A_DEV_KEY_DESC],
-				    "a key needs a host identity");
-		memzero_explicit(cfg->key, sizeof(cfg->key));
-		return -EINVAL;
-	}
 	cfg->has_key = true;
 	return 0;
 }
@@ -751,6 +760,12 @@ static int rmem_nl_dev_add_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_free_msg;
 	}
 	ret = rmem_dev_add(&cfg, &bad, info->extack, msg);
+	if (ret == -ENOKEY && !tb[RMEM_A_DEV_KEY]) {
+		/* the server wants a key the request did not give */
+		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[RMEM_A_DEV],
+				     RMEM_A_DEV_KEY);
+		goto out_free_msg;
+	}
 	if (ret) {
 		/*
 		 * Blame the peer address when nothing more precise is known,

@@ -45,18 +45,27 @@ int rmem_nl_put_addr(struct sk_buff *skb, int v4type, int v6type,
 }
 
 /*
- * The clients (live sessions) of @srv from the @*from-th on, as many as
- * fit; @*from moves past them.  Return: 0 when all are in, -EMSGSIZE when
- * some are left for another message.  Called with srv->lock held.
+ * The host entries, then the clients (authenticated sessions) of @srv,
+ * from the @*from-th on, as many as fit; @*from moves past them.  Return:
+ * 0 when all are in, -EMSGSIZE when some are left for another message.
+ * Called with srv->lock held.
  */
 static int rmem_server_put_clients(struct sk_buff *skb,
 				   struct rmem_server *srv, unsigned long *from)
 {
 	struct rmem_session *sess;
+	struct rmem_host *h;
 	struct nlattr *nest;
 	unsigned int i, qps;
 	unsigned long n = 0;
 
+	list_for_each_entry(h, &srv->hosts, node) {
+		if (n++ < *from)
+			continue;
+		if (rmem_server_put_host(skb, srv, h))
+			return -EMSGSIZE;
+		(*from)++;
+	}
 	list_for_each_entry(sess, &srv->sessions, node) {
 		/* handshakes are not clients (RMEM_A_SERVER_HANDSHAKES) */
 		if (sess->dead || !sess->authed)
@@ -96,9 +105,9 @@ static int rmem_server_put_clients(struct sk_buff *skb,
  * @from: clients already described (0: none, describe the server too);
  *	moved past the clients this nest holds
  *
- * A server with many clients takes several messages: the first nest has
- * the server's attributes and the clients that fit, the next ones only its
- * name and more clients.
+ * A server with many host entries and clients takes several messages:
+ * the first nest has the server's attributes and the entries and clients
+ * that fit, the next ones only its name and more of them.
  *
  * Return: 0 when the nest ends the server, -EAGAIN when clients are left
  * for another message, -EMSGSIZE when nothing fitted, -ENODATA when no
@@ -179,8 +188,7 @@ int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv,
 	    nla_put(skb, RMEM_A_SERVER_ID, sizeof(srv->id), srv->id) ||
 	    nla_put_u32(skb, RMEM_A_SERVER_AUTH, rmem_server_auth(srv)) ||
 	    (!srv->auth && nla_put_flag(skb, RMEM_A_SERVER_AUTH_AUTO)) ||
-	    nla_put_u32(skb, RMEM_A_SERVER_HANDSHAKES, srv->nr_hs) ||
-	    rmem_server_put_hosts(skb, srv))
+	    nla_put_u32(skb, RMEM_A_SERVER_HANDSHAKES, srv->nr_hs))
 		goto out_unlock;
 	for (i = 0; i < srv->nr_allow; i++) {
 		p = nla_nest_start(skb, RMEM_A_SERVER_ALLOW);

@@ -681,7 +681,7 @@ TEST_F(rmem, dev_add_key_without_identity)
 	ASSERT_EQ(0, run(self, n));
 	EXPECT_EQ(-EINVAL, self->rep.error);
 	EXPECT_STREQ("a key needs a host identity", self->rep.msg);
-	EXPECT_EQ(RMEM_A_DEV_KEY, self->rep.bad_type);
+	EXPECT_EQ(RMEM_A_DEV_HOST_ID, self->rep.miss_type);
 }
 
 TEST_F(rmem, dev_add_key_and_key_desc)

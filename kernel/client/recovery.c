@@ -328,6 +328,8 @@ static const char *rmem_reconnect_fatal(int err)
 		return "the server refused the reconnect as malformed";
 	case -EKEYREJECTED:
 		return "the server refused the session's signature";
+	case -ENOKEY:
+		return "the server requires keys now, and this session was made without one";
 	default:
 		return NULL;
 	}

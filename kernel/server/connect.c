@@ -126,19 +126,22 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 	if (srv->ibdev != ibdev)
 		return RMEM_WIRE_EINVAL;
 
-	sess = rmem_session_alloc(srv);
-	if (!sess)
-		return RMEM_WIRE_ENOMEM;
-	sess->nr_qps = nr_qps;
-	memcpy(&sess->peer, peer, sizeof(sess->peer));
-
 	/* a bounded number of unauthenticated connections, before any cost */
 	mutex_lock(&srv->lock);
 	status = srv->dying ? RMEM_WIRE_ENOMEM : rmem_hs_admit(srv, peer);
-	sess->in_hs = status == RMEM_WIRE_OK;
 	mutex_unlock(&srv->lock);
 	if (status != RMEM_WIRE_OK)
-		goto out_free_session;
+		return status;
+	sess = rmem_session_alloc(srv);
+	if (!sess) {
+		mutex_lock(&srv->lock);
+		srv->nr_hs--;
+		mutex_unlock(&srv->lock);
+		return RMEM_WIRE_ENOMEM;
+	}
+	sess->nr_qps = nr_qps;
+	sess->in_hs = true;
+	memcpy(&sess->peer, peer, sizeof(sess->peer));
 
 	/* a shell: what the handshake needs, nothing of the pool */
 	status = RMEM_WIRE_ENOMEM;
@@ -188,8 +191,6 @@ out_end_hs:
 	mutex_lock(&srv->lock);
 	rmem_hs_end(sess);
 	mutex_unlock(&srv->lock);
-out_free_session:
-	cancel_delayed_work_sync(&sess->hs_work);
 	rmem_session_free(sess);
 	return status;
 }
@@ -211,9 +212,10 @@ static struct rmem_session *rmem_session_find(struct rmem_server *srv,
 }
 
 /*
- * A signed request for @sess from @peer: the MAC and counter right, and
- * JOIN and LEAVE from the session's own address, which must still be
- * allowed.  Context: srv->lock held.
+ * A signed request for @sess from @peer: the MAC and counter right, the
+ * address still allowed, and a JOIN from the session's own address.  A
+ * session made without a key may only LEAVE once the server requires
+ * keys: its session key went out in clear.  Context: srv->lock held.
  */
 static enum rmem_wire_status rmem_session_check_req(struct rmem_session *sess,
 						    const struct rmem_wire_connect *req,
@@ -236,9 +238,11 @@ static enum rmem_wire_status rmem_session_check_req(struct rmem_session *sess,
 	}
 	if (!rmem_server_allowed(sess->srv, peer))
 		return RMEM_WIRE_EACCES;
-	if (req->op != RMEM_WIRE_RECONNECT &&
-	    !rmem_addr_same_host(&sess->peer, peer))
+	if (req->op == RMEM_WIRE_JOIN && !rmem_addr_same_host(&sess->peer, peer))
 		return RMEM_WIRE_EACCES;
+	if (req->op != RMEM_WIRE_LEAVE && !sess->proven &&
+	    rmem_server_auth(sess->srv) == RMEM_AUTH_REQUIRED)
+		return RMEM_WIRE_ENOKEY;
 	return RMEM_WIRE_OK;
 }
 
@@ -407,7 +411,9 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 	else
 		status = RMEM_WIRE_EINVAL;
 	if (status == RMEM_WIRE_OK && req->op != RMEM_WIRE_LEAVE) {
-		rmem_server_zero_pause(srv);
+		/* a NEW pauses the zeroing once it has authenticated */
+		if (req->op != RMEM_WIRE_NEW)
+			rmem_server_zero_pause(srv);
 		return 0;
 	}
 	if (status == RMEM_WIRE_OK)

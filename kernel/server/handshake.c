@@ -29,10 +29,36 @@
 #include "rmem.h"
 #include "server.h"
 
+/*
+ * With every slot taken: end the oldest shell whose AUTH message has not
+ * come for RMEM_HS_EVICT_AGE, and give its slot back at once.  Return:
+ * whether one was.  Context: srv->lock held.
+ */
+static bool rmem_hs_evict(struct rmem_server *srv)
+{
+	struct rmem_session *sess, *old = NULL;
+
+	list_for_each_entry(sess, &srv->sessions, node)
+		if (sess->in_hs && !sess->auth_received && !sess->dead &&
+		    time_after(jiffies, sess->hs_start + RMEM_HS_EVICT_AGE) &&
+		    (!old || time_before(sess->hs_start, old->hs_start)))
+			old = sess;
+	if (!old)
+		return false;
+	pr_info_ratelimited("server %s: too many connections authenticating; ended the oldest, from %pISp\n",
+			    srv->name, &old->peer);
+	rmem_session_kill(old);
+	rmem_hs_end(old);
+	return true;
+}
+
 /**
  * rmem_hs_admit() - take a handshake slot for a connect request
  * @srv: the server
  * @peer: the client's address
+ *
+ * At most RMEM_HS_PER_ADDR per address; at most RMEM_HS_MAX in all, where
+ * a new request ends the oldest silent shell rather than wait for it.
  *
  * Context: srv->lock held.
  * Return: RMEM_WIRE_OK with a slot taken (srv->nr_hs; the caller marks
@@ -44,12 +70,12 @@ enum rmem_wire_status rmem_hs_admit(struct rmem_server *srv,
 	struct rmem_session *sess;
 	unsigned int n = 0;
 
-	if (srv->nr_hs >= RMEM_HS_MAX)
-		return RMEM_WIRE_EHANDSHAKES;
 	list_for_each_entry(sess, &srv->sessions, node)
 		if (sess->in_hs && rmem_addr_same_host(&sess->peer, peer))
 			n++;
 	if (n >= RMEM_HS_PER_ADDR)
+		return RMEM_WIRE_EHANDSHAKES;
+	if (srv->nr_hs >= RMEM_HS_MAX && !rmem_hs_evict(srv))
 		return RMEM_WIRE_EHANDSHAKES;
 	srv->nr_hs++;
 	return RMEM_WIRE_OK;
@@ -77,11 +103,18 @@ static void rmem_hs_auth_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	sess->auth_status = wc->status;
 	sess->auth_len = wc->byte_len;
-	if (wc->status != IB_WC_SUCCESS)
-		return;	/* the queue pair broke: its rdma_cm event follows */
 	mutex_lock(&srv->lock);
-	if (!sess->dead && !sess->orphan && !sess->authed)
+	if (wc->status != IB_WC_SUCCESS) {
+		/* too long a message, or the queue pair broke: give up */
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("server %s: receiving the AUTH message of %pISp failed: %s\n",
+					    srv->name, &sess->peer,
+					    ib_wc_status_msg(wc->status));
+		rmem_session_lost(sess);
+	} else if (!sess->dead && !sess->orphan && !sess->authed) {
+		sess->auth_received = true;
 		queue_work(rmem_wq, &sess->setup_work);
+	}
 	mutex_unlock(&srv->lock);
 }
 
@@ -124,6 +157,7 @@ int rmem_hs_start(struct rmem_session *sess, const struct rmem_wire_connect *req
 
 	memcpy(sess->nonce, req->new.nonce, sizeof(sess->nonce));
 	sess->client_qpn = client_qpn;
+	sess->hs_start = jiffies;
 	ch->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
 	ch->version = cpu_to_le16(RMEM_WIRE_VERSION);
 	ch->status = cpu_to_le16(RMEM_WIRE_OK);
@@ -233,6 +267,7 @@ static enum rmem_wire_status rmem_hs_prove(struct rmem_session *sess,
 	status = RMEM_WIRE_OK;
 out_free:
 	memzero_explicit(skey, sizeof(skey));
+	memzero_explicit(mac, sizeof(mac));
 	rmem_mac_free(tfm);
 	return status;
 }
@@ -270,8 +305,11 @@ enum rmem_wire_status rmem_hs_authenticate(struct rmem_session *sess)
 	mode = rmem_server_auth(srv);
 	host = a->host[0] ? rmem_host_find(srv, a->host) : NULL;
 	found = host;
-	if (host)
+	if (host) {
 		memcpy(key, host->key, sizeof(key));
+		/* admission checks the key proved is still this entry's */
+		sess->host_gen = host->gen;
+	}
 	mutex_unlock(&srv->lock);
 
 	if (keyed && found) {

@@ -37,7 +37,19 @@ struct rmem_host *rmem_host_find(struct rmem_server *srv, const char *id)
 	return NULL;
 }
 
-/* What the host @id holds now.  Context: srv->lock held. */
+/**
+ * rmem_server_bytes() - what a session or volume of @size takes of a pool
+ * @srv: the server
+ * @size: bytes asked for
+ *
+ * Return: @size rounded up to whole chunks.
+ */
+u64 rmem_server_bytes(const struct rmem_server *srv, u64 size)
+{
+	return (u64)DIV_ROUND_UP_ULL(size, srv->chunk_size) << srv->chunk_shift;
+}
+
+/* What the host @id holds now, in whole chunks.  Context: srv->lock held. */
 static void rmem_host_usage(struct rmem_server *srv, const char *id,
 			    unsigned int *sessions, u64 *bytes)
 {
@@ -51,11 +63,11 @@ static void rmem_host_usage(struct rmem_server *srv, const char *id,
 			continue;
 		(*sessions)++;
 		if (!sess->volume)
-			*bytes += sess->size;
+			*bytes += rmem_server_bytes(srv, sess->size);
 	}
 	list_for_each_entry(vol, &srv->volumes, node)
 		if (!strcmp(vol->owner_id, id))
-			*bytes += vol->size;
+			*bytes += rmem_server_bytes(srv, vol->size);
 }
 
 /**
@@ -63,10 +75,11 @@ static void rmem_host_usage(struct rmem_server *srv, const char *id,
  * @srv: the server
  * @sess: the new session, not yet counted (not authed)
  * @need: bytes it adds to what its host holds (0 for a volume the host
- *	has already)
+ *	has already); counted in whole chunks, as the pool gives them
  *
- * A session that proved a key must still have its host entry: one removed
- * since the proof was checked takes nothing.
+ * A session that proved a key must still have the very host entry whose
+ * key it proved: one removed (or replaced) since the proof was checked
+ * takes nothing.
  *
  * Context: srv->lock held; the caller takes the memory in the same hold.
  * Return: RMEM_WIRE_OK, ESESSIONS, EQUOTA or EAUTH.
@@ -81,8 +94,9 @@ enum rmem_wire_status rmem_host_admit(struct rmem_server *srv,
 	if (!sess->proven)
 		return RMEM_WIRE_OK;
 	h = rmem_host_find(srv, sess->host_id);
-	if (!h)
+	if (!h || h->gen != sess->host_gen)
 		return RMEM_WIRE_EAUTH;
+	need = rmem_server_bytes(srv, need);
 	rmem_host_usage(srv, h->id, &n, &bytes);
 	if (h->max_sessions && n >= h->max_sessions)
 		return RMEM_WIRE_ESESSIONS;
@@ -130,9 +144,12 @@ int rmem_server_host_add(struct rmem_server *srv,
 	struct rmem_host *h;
 	int ret = 0;
 
+	*bad_attr = 0;
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
+	if (!h) {
+		NL_SET_ERR_MSG(extack, "out of memory adding the host entry");
 		return -ENOMEM;
+	}
 	strscpy(h->id, cfg->id, sizeof(h->id));
 	memcpy(h->key, cfg->key, sizeof(h->key));
 	h->size_limit = cfg->size_limit;
@@ -146,6 +163,7 @@ int rmem_server_host_add(struct rmem_server *srv,
 		NL_SET_ERR_MSG(extack, "the server has as many host entries as it may (64)");
 		ret = -ENOSPC;
 	} else {
+		h->gen = ++srv->host_gen;
 		list_add_tail(&h->node, &srv->hosts);
 		srv->nr_hosts++;
 		srv->keyed = true;
@@ -207,36 +225,34 @@ out_unlock:
 }
 
 /**
- * rmem_server_put_hosts() - the host entries of a server, in a reply
+ * rmem_server_put_host() - one host entry of a server, in a reply
  * @skb: message, inside the server's nest
  * @srv: the server
+ * @h: the entry
  *
  * Context: srv->lock held.
  * Return: 0 or -EMSGSIZE.
  */
-int rmem_server_put_hosts(struct sk_buff *skb, struct rmem_server *srv)
+int rmem_server_put_host(struct sk_buff *skb, struct rmem_server *srv,
+			 struct rmem_host *h)
 {
-	struct rmem_host *h;
 	struct nlattr *nest;
 	unsigned int n;
 	u64 bytes;
 
-	list_for_each_entry(h, &srv->hosts, node) {
-		rmem_host_usage(srv, h->id, &n, &bytes);
-		nest = nla_nest_start(skb, RMEM_A_SERVER_HOST);
-		if (!nest)
-			return -EMSGSIZE;
-		if (nla_put_string(skb, RMEM_A_HOST_ID, h->id) ||
-		    nla_put_u64_64bit(skb, RMEM_A_HOST_SIZE_LIMIT, h->size_limit,
-				      RMEM_A_HOST_PAD) ||
-		    nla_put_u32(skb, RMEM_A_HOST_SESSIONS_MAX, h->max_sessions) ||
-		    nla_put_u64_64bit(skb, RMEM_A_HOST_USED, bytes,
-				      RMEM_A_HOST_PAD) ||
-		    nla_put_u32(skb, RMEM_A_HOST_SESSIONS, n)) {
-			nla_nest_cancel(skb, nest);
-			return -EMSGSIZE;
-		}
-		nla_nest_end(skb, nest);
+	rmem_host_usage(srv, h->id, &n, &bytes);
+	nest = nla_nest_start(skb, RMEM_A_SERVER_HOST);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, RMEM_A_HOST_ID, h->id) ||
+	    nla_put_u64_64bit(skb, RMEM_A_HOST_SIZE_LIMIT, h->size_limit,
+			      RMEM_A_HOST_PAD) ||
+	    nla_put_u32(skb, RMEM_A_HOST_SESSIONS_MAX, h->max_sessions) ||
+	    nla_put_u64_64bit(skb, RMEM_A_HOST_USED, bytes, RMEM_A_HOST_PAD) ||
+	    nla_put_u32(skb, RMEM_A_HOST_SESSIONS, n)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
 	}
+	nla_nest_end(skb, nest);
 	return 0;
 }

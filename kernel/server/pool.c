@@ -348,9 +348,13 @@ rmem_server_try_session_memory(struct rmem_server *srv,
 
 	vol = rmem_volume_find(srv, sess->volume_name);
 	if (vol) {
-		/* another host's volume, busy or not, is not this one's business */
+		/*
+		 * Another host's volume, busy or not, is not this one's
+		 * business; nor is one made under this identity without a
+		 * key (anybody could claim it then) for a client with the key.
+		 */
 		if (strcmp(vol->owner_id, sess->host_id) ||
-		    (vol->owner_proven && !sess->proven))
+		    vol->owner_proven != sess->proven)
 			return RMEM_WIRE_EOWNER;
 		if (vol->owner)
 			return RMEM_WIRE_EBUSY;

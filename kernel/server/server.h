@@ -37,7 +37,13 @@ struct crypto_shash;
  */
 #define RMEM_HS_MAX		16
 #define RMEM_HS_PER_ADDR	4
-#define RMEM_HS_TIMEOUT		(20 * HZ)
+#define RMEM_HS_TIMEOUT		(10 * HZ)
+/*
+ * With every slot taken, a new connect request ends the oldest shell
+ * whose AUTH message has not come after this long: a flood from many
+ * addresses cannot keep clients out for as long as it lasts.
+ */
+#define RMEM_HS_EVICT_AGE	HZ
 
 /* First member of every rdma_cm_id context of the server role. */
 enum rmem_cm_ctx {
@@ -92,8 +98,11 @@ struct rmem_volume {
  * @node: in the server's host list
  * @id: the host identity
  * @key: the host key
- * @size_limit: bytes its sessions and volumes may hold, 0 for no limit
+ * @size_limit: bytes its sessions and volumes may hold (whole chunks),
+ *	0 for no limit
  * @max_sessions: sessions it may have at once, 0 for no limit
+ * @gen: number of this entry (&rmem_server.host_gen): a session proven
+ *	with the key of a removed entry is not admitted under a new one
  */
 struct rmem_host {
 	struct list_head node;
@@ -101,6 +110,7 @@ struct rmem_host {
 	u8 key[RMEM_KEY_LEN];
 	u64 size_limit;
 	unsigned int max_sessions;
+	u64 gen;
 };
 
 /**
@@ -147,6 +157,7 @@ struct rmem_host {
  *	the first host key, then required (rmem_server_auth())
  * @keyed: a host key was added once; stays set when they are all removed
  * @nr_hs: sessions counting against RMEM_HS_MAX
+ * @host_gen: the last &rmem_host.gen given
  * @lock: protects the lists and counters above
  * @dying: being removed; refuse new sessions
  */
@@ -185,6 +196,7 @@ struct rmem_server {
 	u8 auth;
 	bool keyed;
 	unsigned int nr_hs;
+	u64 host_gen;
 	struct mutex lock;	/* lists, counters, session states */
 	bool dying;
 };
@@ -228,6 +240,8 @@ struct rmem_sconn {
  * @mac: HMAC transform keyed with the session key
  * @session_key: an unauthenticated session's key, sent in READY
  * @host_id: the client's host identity, empty for none
+ * @host_gen: &rmem_host.gen of the entry whose key the client proved
+ * @hs_start: jiffies of the RMEM_WIRE_NEW request
  * @challenge: what the server accepted RMEM_WIRE_NEW with
  * @nonce: the client's nonce from RMEM_WIRE_NEW
  * @client_qpn: the client's queue pair number from RMEM_WIRE_NEW
@@ -275,6 +289,8 @@ struct rmem_sconn {
  *	longer a handshake
  * @proven: the client proved the key of @host_id
  * @in_hs: counts against the handshake limits (RMEM_HS_MAX)
+ * @auth_received: the AUTH message came (the handshake timeout no longer
+ *	applies)
  */
 struct rmem_session {
 	struct list_head node;
@@ -285,6 +301,8 @@ struct rmem_session {
 	struct crypto_shash *mac;
 	u8 session_key[RMEM_KEY_LEN];
 	char host_id[RMEM_HOST_ID_MAX];
+	u64 host_gen;
+	unsigned long hs_start;
 	struct rmem_wire_challenge challenge;
 	u8 nonce[RMEM_WIRE_NONCE_LEN];
 	u32 client_qpn;
@@ -331,6 +349,7 @@ struct rmem_session {
 	bool authed;
 	bool proven;
 	bool in_hs;
+	bool auth_received;
 };
 
 /* server.c */
@@ -383,7 +402,9 @@ int rmem_server_host_add(struct rmem_server *srv,
 			 struct netlink_ext_ack *extack);
 int rmem_server_host_del(struct rmem_server *srv, const char *id, bool force,
 			 struct netlink_ext_ack *extack);
-int rmem_server_put_hosts(struct sk_buff *skb, struct rmem_server *srv);
+int rmem_server_put_host(struct sk_buff *skb, struct rmem_server *srv,
+			 struct rmem_host *h);
+u64 rmem_server_bytes(const struct rmem_server *srv, u64 size);
 
 /* nl_put.c */
 int rmem_server_put(struct sk_buff *skb, struct rmem_server *srv,

@@ -249,6 +249,8 @@ static enum rmem_wire_status rmem_session_admit(struct rmem_session *sess)
 	mutex_unlock(&srv->lock);
 	if (status != RMEM_WIRE_OK)
 		return status;
+	/* a client is coming: the background zeroing yields to its setup */
+	rmem_server_zero_pause(srv);
 
 	sess->table_len = sess->nr_chunks * sizeof(*sess->table);
 	sess->table = alloc_pages_exact(PAGE_ALIGN(sess->table_len),
@@ -352,7 +354,7 @@ static void rmem_session_hs_timeout(struct work_struct *work)
 						 struct rmem_session, hs_work);
 
 	mutex_lock(&sess->srv->lock);
-	if (!sess->authed && !sess->dead) {
+	if (!sess->auth_received && !sess->dead) {
 		pr_info_ratelimited("server %s: %pISp did not authenticate within %u s; connection closed\n",
 				    sess->srv->name, &sess->peer,
 				    RMEM_HS_TIMEOUT / HZ);
