@@ -648,8 +648,12 @@ static int rmem_nl_dev_auth(struct genl_info *info, struct nlattr **tb,
 			ret = -EINVAL;
 		if (ret) {
 			memzero_explicit(cfg->key, sizeof(cfg->key));
-			NL_SET_ERR_MSG(info->extack,
-				       "the keyring's key rmem:ADDR for this peer cannot be used (revoked, expired, all zero or not 32 bytes)");
+			if (ret == -ENOMEM)
+				NL_SET_ERR_MSG(info->extack,
+					       "out of memory looking for the keyring's key for this peer");
+			else
+				NL_SET_ERR_MSG(info->extack,
+					       "the keyring's key rmem:ADDR for this peer cannot be used (revoked, expired, all zero or not 32 bytes)");
 			return ret;
 		}
 	}
