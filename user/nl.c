@@ -355,9 +355,13 @@ static int nl_exchange(struct nl *nl, mnl_cb_t cb, void *data)
 	return ctx.failed ? -1 : 0;
 }
 
-static const char *nl_strerror(int error)
+/*
+ * The permission check of genetlink says nothing but EPERM; rmem's own
+ * refusals with EPERM (a volume of another host) come with a message.
+ */
+static const char *nl_strerror(int error, bool has_msg)
 {
-	if (error == EPERM)
+	if (error == EPERM && !has_msg)
 		return "Operation not permitted (are you root?)";
 	return strerror(error);
 }
@@ -366,7 +370,7 @@ static const char *nl_strerror(int error)
 static void nl_perror(const struct nl *nl, const char *what)
 {
 	const struct nl_err *err = &nl->err;
-	const char *str = nl_strerror(-err->error);
+	const char *str = nl_strerror(-err->error, err->msg[0]);
 
 	if (err->msg[0])
 		pr_err("%s: %s", err->msg, str);
