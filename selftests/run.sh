@@ -32,12 +32,15 @@
 # "EMULATOR FAULT": a register dump whose saved EFLAGS has reserved bits
 # set, or a user-space general protection fault on an instruction that
 # cannot raise one, which no guest code can cause; see
-# Documentation/lab.rst) runs
-# once more, and its second result counts.  Each such rerun is announced
-# and counted in the "# emulator faults" line before the totals.
+# Documentation/lab.rst) runs again, at most twice, and its last result
+# counts.  Each such rerun is announced and counted in the "# emulator
+# faults" line before the totals.
 
 cd "$(dirname "$0")" || exit 1
 TIMEOUT=${RMEM_TEST_TIMEOUT:-600}
+# reruns of a test whose VM QEMU corrupted: two (the 6.12 memory server of
+# fs-volume once double-faulted in rxe on both of two tries in one run)
+EMU_RERUNS=2
 
 # select SCRIPT...: those of the scripts the command line's patterns pick
 select_tests()
@@ -87,12 +90,13 @@ run_group()
 			dt=$((SECONDS - t0))
 			echo "${ind}# $name: exit status $rc after ${dt}s"
 			case $rc in 0 | 4) break ;; esac
-			if [ $try != 1 ] || ! grep -q "EMULATOR FAULT" "$out"; then
+			if [ $try -gt $EMU_RERUNS ] ||
+			   ! grep -q "EMULATOR FAULT" "$out"; then
 				break
 			fi
-			echo "${ind}# $name: QEMU corrupted a VM (EMULATOR FAULT above): running the test once more"
+			echo "${ind}# $name: QEMU corrupted a VM (EMULATOR FAULT above): running the test again ($try of at most $EMU_RERUNS)"
 			emu=$((emu + 1))
-			try=2
+			try=$((try + 1))
 			t0=$SECONDS
 		done
 		case $rc in
