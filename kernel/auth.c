@@ -174,10 +174,11 @@ bool rmem_key_ok(const u8 *key)
  *
  * Searches the keyrings of the calling task (the netlink request's sender)
  * without an upcall.  The payload must be the RMEM_KEY_LEN bytes of the
- * key itself.
+ * key itself.  Only "rmem:" keys: a key made for something else (disk
+ * encryption, say) is never used here.
  *
- * Return: 0, -ENOKEY if there is none, -EKEYREVOKED, -EKEYEXPIRED, or
- * -EMSGSIZE for a payload of another size.
+ * Return: 0, -ENOKEY if there is none, -EKEYREVOKED, -EKEYEXPIRED,
+ * -EMSGSIZE for a payload of another size, -EINVAL for another prefix.
  */
 int rmem_key_lookup(const char *desc, u8 *key)
 {
@@ -186,6 +187,8 @@ int rmem_key_lookup(const char *desc, u8 *key)
 	struct key *k;
 	int ret = 0;
 
+	if (strncmp(desc, RMEM_KEY_PREFIX, strlen(RMEM_KEY_PREFIX)))
+		return -EINVAL;
 	k = request_key(&key_type_logon, desc, NULL);
 	if (IS_ERR(k))
 		return PTR_ERR(k);

@@ -28,6 +28,9 @@ int rmem_key_lookup(const char *desc, u8 *key);
 bool rmem_key_ok(const u8 *key);
 bool rmem_host_id_ok(const char *id, size_t len);
 
+/* The description of every host key in a keyring starts with this. */
+#define RMEM_KEY_PREFIX		"rmem:"
+
 /* Labels of the MACs: each use of a key has its own. */
 #define RMEM_MAC_CLIENT		"rmem-client"
 #define RMEM_MAC_SESSION	"rmem-session"

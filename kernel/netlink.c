@@ -428,6 +428,11 @@ static int rmem_nl_get_key(struct genl_info *info, struct nlattr *key_attr,
 		nla_memcpy(key, key_attr, RMEM_KEY_LEN);
 	} else if (desc_attr) {
 		ret = rmem_key_lookup(nla_data(desc_attr), key);
+		if (ret == -EINVAL) {
+			NL_SET_ERR_MSG_ATTR(info->extack, desc_attr,
+					    "the key description must start with \"rmem:\"");
+			return ret;
+		}
 		if (ret == -EMSGSIZE) {
 			NL_SET_ERR_MSG_ATTR(info->extack, desc_attr,
 					    "the keyring key is not 32 bytes long: not an rmem key");

@@ -102,7 +102,8 @@ static int rmem_server_put_clients(struct sk_buff *skb,
  * rmem_server_put_part() - describe a server, or the rest of its clients
  * @skb: message
  * @srv: the server
- * @from: clients already described (0: none, describe the server too);
+ * @from: host entries and clients already described (0: none, describe
+ *	the server too);
  *	moved past the clients this nest holds
  *
  * A server with many host entries and clients takes several messages:
@@ -149,9 +150,9 @@ out_unlock:
  * rmem_server_put() - describe a server in an RMEM_A_SERVER nest
  * @skb: message
  * @srv: the server
- * @from: if not NULL, the number of clients described is stored here and
- *	clients that do not fit are left out (-EAGAIN); if NULL, all of them
- *	must fit
+ * @from: if not NULL, the number of host entries and clients described
+ *	is stored here and those that do not fit are left out (-EAGAIN); if
+ *	NULL, all of them must fit
  *
  * Return: 0, -EAGAIN (see @from) or -EMSGSIZE.
  */

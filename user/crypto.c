@@ -61,6 +61,7 @@ static void sha256_block(struct sha256_ctx *c, const uint8_t *p)
 	}
 	c->h[0] += a; c->h[1] += b; c->h[2] += cc; c->h[3] += d;
 	c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
+	explicit_bzero(w, sizeof(w));
 }
 
 static void sha256_init(struct sha256_ctx *c)
@@ -114,7 +115,7 @@ static void sha256_final(struct sha256_ctx *c, uint8_t out[SHA256_LEN])
 		out[4 * i + 2] = c->h[i] >> 8;
 		out[4 * i + 3] = c->h[i];
 	}
-	memset(c, 0, sizeof(*c));
+	explicit_bzero(c, sizeof(*c));
 }
 
 void sha256(const void *data, size_t len, uint8_t out[SHA256_LEN])
@@ -149,8 +150,9 @@ void hmac_sha256(const void *key, size_t key_len, const void *msg,
 	sha256_update(&c, pad, sizeof(pad));
 	sha256_update(&c, inner, sizeof(inner));
 	sha256_final(&c, out);
-	memset(k, 0, sizeof(k));
-	memset(pad, 0, sizeof(pad));
+	explicit_bzero(k, sizeof(k));
+	explicit_bzero(pad, sizeof(pad));
+	explicit_bzero(inner, sizeof(inner));
 }
 
 uint32_t crc32_ieee(const void *data, size_t len)

@@ -248,9 +248,9 @@ static int key_load(struct rmemctl *ctl)
 	}
 	if (!desc)
 		return arg_missing("\"desc DESC\"", key_usage);
-	if (!strchr(desc, ':') || desc[0] == ':') {
-		pr_err("invalid key description '%s': a \"logon\" key's is PREFIX:NAME, such as rmem:%s",
-		       desc, desc);
+	if (strncmp(desc, "rmem:", 5) || !desc[5]) {
+		pr_err("invalid key description '%s': rmem's keys are rmem:NAME",
+		       desc);
 		return -1;
 	}
 	if (key_read_file(path, key) < 0)

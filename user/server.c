@@ -333,7 +333,8 @@ static int server_print(const struct nlattr *const *nests, unsigned int n,
 				     mnl_attr_get_payload_len(id)));
 	ret = server_print_list(nests, 1, RMEM_A_SERVER_ALLOW, "allow", detail,
 				server_print_allow);
-	if (server_print_list(nests, 1, RMEM_A_SERVER_HOST, "hosts", detail,
+	/* host entries, like clients, may go on in the next messages */
+	if (server_print_list(nests, n, RMEM_A_SERVER_HOST, "hosts", detail,
 			      server_print_host) < 0)
 		ret = -1;
 	if (server_print_list(nests, n, RMEM_A_SERVER_CLIENT, "clients",

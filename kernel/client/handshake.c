@@ -54,7 +54,8 @@ int rmem_wire_status_err(unsigned int status, enum rmem_cm_why *why)
 		[RMEM_WIRE_EQUOTA] = { -EDQUOT, RMEM_CM_EQUOTA },
 		[RMEM_WIRE_EHANDSHAKES] = { -EAGAIN, RMEM_CM_EHANDSHAKES },
 		[RMEM_WIRE_EOWNER] = { -EPERM, RMEM_CM_EOWNER },
-		[RMEM_WIRE_EREPLAY] = { -EKEYREJECTED, RMEM_CM_EREPLAY },
+		/* retried: a connect request resent by the CM is a replay */
+		[RMEM_WIRE_EREPLAY] = { -EALREADY, RMEM_CM_EREPLAY },
 	};
 
 	if (status >= ARRAY_SIZE(map) || !map[status].err) {
@@ -165,7 +166,8 @@ void rmem_cm_why_msg(struct netlink_ext_ack *extack, enum rmem_cm_why why)
 			       "server is busy authenticating other connections: try again");
 		break;
 	case RMEM_CM_EOWNER:
-		NL_SET_ERR_MSG(extack, "volume belongs to another host");
+		NL_SET_ERR_MSG(extack,
+			       "volume belongs to another host (or to this host with the other kind of authentication: with or without a key)");
 		break;
 	case RMEM_CM_EREPLAY:
 		NL_SET_ERR_MSG(extack, "server refused a replayed request");

@@ -278,9 +278,9 @@ out_free:
  *
  * A client that proves a key must have a host entry with that key
  * (whatever the mode: it expects the server to prove the key in turn).
- * One that proves none is refused if its identity has a host entry (it
- * would take that host's volumes and limits) or if the server requires
- * keys.  On success the session's size, volume, hold time, identity and
+ * One that proves none is refused if the server requires keys, or (mode
+ * optional) if its identity has a host entry; in mode none it is taken
+ * unauthenticated (it gets none of a proven host's volumes or limits).  On success the session's size, volume, hold time, identity and
  * session key are set.  Allocates nothing the pool gives.
  *
  * Return: RMEM_WIRE_OK or the status to refuse with.
@@ -317,7 +317,8 @@ enum rmem_wire_status rmem_hs_authenticate(struct rmem_session *sess)
 		sess->proven = status == RMEM_WIRE_OK;
 	} else if (keyed) {
 		status = RMEM_WIRE_EAUTH;
-	} else if (found || mode == RMEM_AUTH_REQUIRED) {
+	} else if ((found && mode != RMEM_AUTH_NONE) ||
+		   mode == RMEM_AUTH_REQUIRED) {
 		status = RMEM_WIRE_ENOKEY;
 	} else {
 		get_random_bytes(sess->session_key, sizeof(sess->session_key));

@@ -58,15 +58,17 @@ static void rmem_host_usage(struct rmem_server *srv, const char *id,
 
 	*sessions = 0;
 	*bytes = 0;
+	/* only what proved the entry's key: not what claimed its name before */
 	list_for_each_entry(sess, &srv->sessions, node) {
-		if (!sess->authed || sess->dead || strcmp(sess->host_id, id))
+		if (!sess->authed || !sess->proven || sess->dead ||
+		    strcmp(sess->host_id, id))
 			continue;
 		(*sessions)++;
 		if (!sess->volume)
 			*bytes += rmem_server_bytes(srv, sess->size);
 	}
 	list_for_each_entry(vol, &srv->volumes, node)
-		if (!strcmp(vol->owner_id, id))
+		if (vol->owner_proven && !strcmp(vol->owner_id, id))
 			*bytes += rmem_server_bytes(srv, vol->size);
 }
 
@@ -213,7 +215,7 @@ int rmem_server_host_del(struct rmem_server *srv, const char *id, bool force,
 	}
 	/* its sessions go: no reconnect under a key that is revoked */
 	list_for_each_entry(sess, &srv->sessions, node)
-		if (sess->authed && !strcmp(sess->host_id, id))
+		if (sess->authed && sess->proven && !strcmp(sess->host_id, id))
 			rmem_session_kill(sess);
 	rmem_host_free(h);
 	srv->nr_hosts--;

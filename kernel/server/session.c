@@ -36,6 +36,11 @@
 
 /* A registration batch or READY completes within this, or the client is gone. */
 #define RMEM_SETUP_TIMEOUT	(30 * HZ)
+/*
+ * A refusal READY gets this long: a peer that never posts a receive (RNR
+ * for ever) must not keep its shell, queue pair and all, for long.
+ */
+#define RMEM_REFUSAL_TIMEOUT	(2 * HZ)
 
 static void rmem_session_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -64,7 +69,9 @@ static int rmem_session_post_wait(struct rmem_session *sess,
 		return ret;
 	if (posted)
 		*posted = true;
-	if (!wait_for_completion_timeout(&sess->reg_done, RMEM_SETUP_TIMEOUT))
+	if (!wait_for_completion_timeout(&sess->reg_done,
+					 sess->authed ? RMEM_SETUP_TIMEOUT :
+					 RMEM_REFUSAL_TIMEOUT))
 		return -ETIMEDOUT;
 	return sess->reg_status == IB_WC_SUCCESS ? 0 : -EIO;
 }
@@ -293,7 +300,18 @@ static void rmem_session_setup_work(struct work_struct *work)
 	if (!sess->authed) {
 		status = rmem_session_admit(sess);
 		if (status != RMEM_WIRE_OK) {
-			/* say why, then end it: nothing was handed out */
+			/*
+			 * Say why, then end it: nothing was handed out.  Its
+			 * handshake slot goes first: a peer that takes no
+			 * READY keeps no slot while the send times out.
+			 */
+			mutex_lock(&srv->lock);
+			rmem_hs_end(sess);
+			mutex_unlock(&srv->lock);
+			pr_info_ratelimited("server %s: refused %pISp (host %s): status %d\n",
+					    srv->name, &sess->peer,
+					    sess->host_id[0] ? sess->host_id :
+					    "(none)", status);
 			rmem_session_send_ready(sess, status, &sent);
 			mutex_lock(&srv->lock);
 			rmem_session_kill(sess);
@@ -355,9 +373,9 @@ static void rmem_session_hs_timeout(struct work_struct *work)
 
 	mutex_lock(&sess->srv->lock);
 	if (!sess->auth_received && !sess->dead) {
-		pr_info_ratelimited("server %s: %pISp did not authenticate within %u s; connection closed\n",
+		pr_info_ratelimited("server %s: %pISp did not authenticate within %d s; connection closed\n",
 				    sess->srv->name, &sess->peer,
-				    RMEM_HS_TIMEOUT / HZ);
+				    (int)(RMEM_HS_TIMEOUT / HZ));
 		rmem_session_kill(sess);
 	}
 	mutex_unlock(&sess->srv->lock);

@@ -4,6 +4,7 @@
  * another session's memory keys, a late RTU; with --auth the handshake and
  * signed requests; with --flood many unauthenticated connects) and main().
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rogue.h"
@@ -795,6 +797,38 @@ static void auth_attacks(const char *other_host, const uint8_t *other_key)
 /* ---- 6. a flood of connects that never authenticate (--flood N) -------- */
 
 #define FLOOD_WINDOW		32
+#define FLOOD_FROM_MAX		16
+
+/* Source addresses to flood from, in turn (--from); none: the default. */
+static struct sockaddr_storage flood_from[FLOOD_FROM_MAX];
+static unsigned int nr_flood_from;
+
+static int parse_from(char *list)
+{
+	char *a, *save = NULL;
+	struct sockaddr_in *sin;
+
+	for (a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+		if (nr_flood_from == FLOOD_FROM_MAX)
+			return -1;
+		sin = (struct sockaddr_in *)&flood_from[nr_flood_from++];
+		sin->sin_family = AF_INET;
+		if (inet_pton(AF_INET, a, &sin->sin_addr) != 1)
+			return -1;
+	}
+	return nr_flood_from ? 0 : -1;
+}
+
+/* --seconds: the flood goes on for at least this long */
+static unsigned int flood_seconds;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void flood(unsigned int n)
 {
@@ -815,6 +849,8 @@ static void flood(unsigned int n)
 	struct ibv_pd *pd = NULL;
 	struct ibv_cq *cq = NULL;
 
+	int64_t end = mono_ms() + (int64_t)flood_seconds * 1000;
+
 	ch = rdma_create_event_channel();
 	if (!ch || fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK)) {
 		fail("flood: setup: %s", strerror(errno));
@@ -824,10 +860,13 @@ static void flood(unsigned int n)
 	req_new(req, 1, nonce);
 	cp.private_data = req;
 	cp.private_data_len = sizeof(req);
-	while (done < n) {
-		while (started - done < FLOOD_WINDOW && started < n) {
+	while (done < started || started < n || mono_ms() < end) {
+		while (started - done < FLOOD_WINDOW &&
+		       (started < n || mono_ms() < end)) {
 			if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-			    rdma_resolve_addr(id, NULL, server_addr, RESOLVE_MS)) {
+			    rdma_resolve_addr(id, nr_flood_from ?
+					      (struct sockaddr *)&flood_from[started % nr_flood_from] :
+					      NULL, server_addr, RESOLVE_MS)) {
 				fail("flood: connect %u: %s", started,
 				     strerror(errno));
 				return;
@@ -835,7 +874,7 @@ static void flood(unsigned int n)
 			started++;
 		}
 		if (get_event(ch, &ev, 4 * TIMEOUT_MS)) {
-			fail("flood: %u of %u answered: %s", done, n, why);
+			fail("flood: %u of %u answered: %s", done, started, why);
 			break;
 		}
 		id = ev->id;
@@ -895,20 +934,22 @@ static void flood(unsigned int n)
 			rdma_destroy_id(gone);
 		}
 	}
-	note("flood: %u connect requests: %u accepted (never authenticated; %u of them ended by the server), %u refused with EHANDSHAKES, %u otherwise",
-	     n, accepted, lost, busy, other);
-	if (done == n && !other && busy + accepted == n && busy >= n / 2)
-		refused("flood: all but %u of %u unauthenticated connects refused at once",
-			accepted, n);
+	note("flood: %u connect requests from %u address(es) in %lld ms: %u accepted (never authenticated; %u of them ended by the server), %u refused with EHANDSHAKES, %u otherwise",
+	     started, nr_flood_from ? nr_flood_from : 1,
+	     (long long)(mono_ms() - end + (int64_t)flood_seconds * 1000),
+	     accepted, lost, busy, other);
+	if (done == started && !other && busy + accepted == started && busy)
+		refused("flood: every one of %u unauthenticated connects either held a handshake slot or was refused at once (%u)",
+			started, busy);
 	else
-		fail("flood: want every connect refused with EHANDSHAKES but a few held");
+		fail("flood: want every connect accepted into a slot or refused with EHANDSHAKES");
 	/* the held ones, and the channel, go with the process */
 }
 
 static int usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY] [--flood N]\n",
+		"usage: %s ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY] [--flood N [--seconds S] [--from ADDR,...]]\n",
 		prog);
 	return 2;
 }
@@ -943,6 +984,11 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[a], "--flood") && a + 1 < argc) {
 			flood_n = strtoul(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--seconds") && a + 1 < argc) {
+			flood_seconds = strtoul(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--from") && a + 1 < argc) {
+			if (parse_from(argv[++a]))
+				return usage(argv[0]);
 		} else {
 			return usage(argv[0]);
 		}

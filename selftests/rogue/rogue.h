@@ -3,7 +3,7 @@
  * rmem_rogue: a hostile RDMA client for an rmem server.
  *
  *   rmem_rogue ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY]
- *		 [--flood N]
+ *		 [--flood N [--seconds S] [--from ADDR,...]]
  *
  * Tries what a buggy or malicious client could do to the rmem server at
  * ADDR:PORT and reports each attempt as a KTAP diagnostic line, "# ok: ..."
@@ -35,8 +35,10 @@
  * or replayed JOIN, RECONNECT and LEAVE requests of a valid session; each
  * must be refused with its status.
  *
- * --flood N: N connect requests that never authenticate, many at once;
- * the server must refuse all but a few (EHANDSHAKES) and stay up.
+ * --flood N [--seconds S] [--from ADDR,...]: N connect requests (and more
+ * until S seconds passed) that never authenticate, many at once (from
+ * those source addresses in turn); each must be accepted into a
+ * handshake slot or refused with EHANDSHAKES.
  *
  * A failed access leaves the queue pair in the error state, so every such
  * attempt gets a session of its own.  Every wait is bounded: a hang is

@@ -7,7 +7,11 @@
 #
 #  A. a server without "auth" takes clients without a key (rmemctl warns)
 #     until the first host entry, then requires keys; server show lists
-#     the entries and never a key;
+#     the entries and never a key; a keyless session made before may still
+#     LEAVE but not reconnect (its device goes dead), and a volume made
+#     without a key is not given to the same identity with one; a keyless session made before may still
+#     LEAVE but not reconnect (its device goes dead), and a volume made
+#     without a key is not given to the same identity with one;
 #  B. the kernel client without a key, with a wrong key, with another
 #     host's key, as a host the server does not know: each refused with
 #     its message, nothing allocated on the server;
@@ -19,20 +23,21 @@
 #     from the kernel keyring (rmemctl key load) works the same;
 #  E. host A's volume: host B, with a valid key of its own, cannot attach
 #     it; A attaches it again and reads its data back;
-#  F. per-host limits: sessions and size, each with its message;
+#  F. per-host limits: sessions and size (counted in whole chunks), each
+#     with its message;
 #  G. 1,000 connects that never authenticate, in a burst, while a client
 #     runs fio verify: fio sees no error, the server answers a new attach
-#     at once afterwards;
+#     afterwards; then 1,000 from five addresses, which fill every
+#     handshake slot: never more than 16 in use, and a keyed attach still
+#     gets through meanwhile (the oldest silent handshake makes room);
 #  H. host del refuses while the host has sessions, unless forced; auth
-#     optional takes keyless clients but not a known host without its key.
+#     optional takes keyless clients but not a known host without its key;
+#     60 host entries list whole in server show (several messages).
 source "$(dirname "$0")/../lib.sh"
 
 lab_start two || exit 1
 S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 ROGUE=$REPO/selftests/bin/rmem_rogue
-
-# pool SERVER: "used clients handshakes" of the server, from server show
-pool() { json "$S" "(j[0]['used'], len(j[0]['clients']), j[0]['handshakes'])" server show "$1"; }
 
 # nothing_taken DESC: the server holds no memory and no client, and no
 # handshake is left over (the refused ones end at once or time out)
@@ -40,7 +45,7 @@ nothing_taken()
 {
 	check "$1: nothing allocated on the server" vm -t 60 "$S" \
 		"for i in \$(seq 50); do
-			[ \"\$($R -j server show s0 | python3 -c 'import json, sys; j = json.load(sys.stdin)[0]; print(j[\"used\"], len(j[\"clients\"]))')\" = '0 0' ] && exit 0
+			[ \"\$($R -j server show s0 | python3 -c 'import json, sys; j = json.load(sys.stdin)[0]; print(j[\"used\"], len(j[\"clients\"]), j[\"handshakes\"])')\" = '0 0 0' ] && exit 0
 			sleep 0.5
 		 done; $R server show; exit 1"
 }
@@ -61,8 +66,28 @@ check "rmemctl warns that a server without auth takes any client" vm "$S" \
 expect_eq "auth none until a host key is added" "none True" json "$S" "(j[0]['auth'], j[0]['auth_auto'])" server show s0
 check "a client without a key attaches while there is no host key" vm -t 120 "$C" \
 	"$R dev add peer $A size 8M host hostA > /dev/null && $R -j dev show rmem0 | grep -q '\"auth\": *false' && $R dev del rmem0"
+check "keyless: a volume 'old' as hostA, and two devices that stay" vm -t 180 "$C" \
+	"$R dev add peer $A size 8M volume old host hostA > /dev/null && $R dev del rmem0 &&
+	 $R dev add peer $A size 8M host hostA keepalive 500ms loss-timeout 8s > /dev/null &&
+	 $R dev add peer $A size 8M host hostA keepalive 500ms loss-timeout 30s > /dev/null"
 check "host entries: hostA (2 sessions, 96 MiB), hostB" vm "$S" \
 	"$R server host add s0 host hostA key-file /tmp/ka.key sessions 2 size-limit 96M && $R server host add s0 host hostB key-file /tmp/kb.key"
+expect_eq "the keyless sessions count against no entry" "0 0" json "$S" \
+	"(j[0]['hosts'][0]['sessions'], j[0]['hosts'][0]['used'])" server show s0
+check "a keyless session may still LEAVE once keys are required" vm -t 60 "$C" "$R dev del rmem1"
+expect_eq "the server released it at once: one client left" "1" json "$S" \
+	"len(j[0]['clients'])" server show s0
+lab_link "$S" off
+sleep 4
+lab_link "$S" on
+check "but not reconnect: its device goes dead (the server requires keys now)" vm -t 60 "$C" \
+	"for i in \$(seq 100); do grep -qx dead /sys/block/rmem0/rmem/state && break; sleep 0.5; done; grep -qx dead /sys/block/rmem0/rmem/state && dmesg | grep 'rmem0: the server requires keys now'"
+check "detach it" vm -t 60 "$C" "$R dev del rmem0"
+check "the server let it go when its hold ended" vm -t 60 "$S" \
+	"for i in \$(seq 90); do [ \"\$($R -j server show s0 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)[0][\"clients\"]))')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
+expect_err "the keyless volume is not given to hostA with its key" "volume belongs to another host" "$C" \
+	"$R dev add peer $A size 8M volume old host hostA key-file /tmp/ka.key"
+check "the admin deletes it" vm "$S" "$R volume del server s0 volume old"
 expect_eq "auth required from the first host key on" "required True" json "$S" "(j[0]['auth'], j[0]['auth_auto'])" server show s0
 expect_eq "server show lists the host entries" "hostA 2 100663296 hostB" json "$S" \
 	"(j[0]['hosts'][0]['id'], j[0]['hosts'][0]['sessions_max'], j[0]['hosts'][0]['size_limit'], j[0]['hosts'][1]['id'])" server show s0
@@ -147,12 +172,16 @@ expect_err "16 + 96 MiB is above hostA's 96 MiB" "more memory on the server than
 	"$R dev add peer $A size 96M host hostA key-file /tmp/ka.key"
 check "80 MiB more is within it" vm -t 120 "$C" \
 	"$R dev add peer $A size 80M host hostA key-file /tmp/ka.key > /dev/null && $R dev del rmem1 && $R dev del rmem0"
+check "a 4 KiB device counts as a whole 4 MiB chunk" vm -t 120 "$C" \
+	"$R dev add peer $A size 4K host hostA key-file /tmp/ka.key > /dev/null"
+expect_eq "server show: hostA uses 4 MiB" "4194304" json "$S" "j[0]['hosts'][0]['used']" server show s0
+check "detach it" vm -t 60 "$C" "$R dev del rmem0"
 nothing_taken "after the limits"
 
 echo "# G: a flood of unauthenticated connects"
 check "hostB attaches; fio verify runs" vm -t 120 "$C" \
 	"$R dev add peer $A size 32M host hostB key-file /tmp/kb.key > /dev/null"
-vm "$C" "rm -f /tmp/fio.rc; (fio --name=f --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=4 --rw=randwrite --bs=4k --size=24M --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=600 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
+vm "$C" "rm -f /tmp/fio.rc; (fio --name=f --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=4 --rw=randwrite --bs=4k --size=24M --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=900 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 3
 check "1000 connects that never authenticate: all but a few refused at once" \
 	vm -t 630 "$C" "timeout 600 $ROGUE $A 7410 --flood 1000"
@@ -168,6 +197,20 @@ check "the server takes a new attach right after" vm -t 120 "$C" \
 	 done; exit 1" && vm "$C" "$R dev del rmem1"
 check "handshakes: none left within the handshake timeout" vm -t 60 "$S" \
 	"for i in \$(seq 50); do [ \"\$($R -j server show s0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"handshakes\"])')\" = 0 ] && exit 0; sleep 1; done; exit 1"
+FROM=198.18.1.11,198.18.1.12,198.18.1.13,198.18.1.14,198.18.1.15
+check "five more addresses on the client" vm "$C" \
+	"for a in \$(echo $FROM | tr , ' '); do ip addr add \$a/24 dev eth0 || exit 1; done; sleep 2; rdma link show rxe0/1 | grep -q ACTIVE"
+vm "$C" "rm -f /tmp/flood.rc; (timeout 600 $ROGUE $A 7410 --flood 1000 --seconds 40 --from $FROM > /tmp/flood.out 2>&1; echo \$? > /tmp/flood.rc) > /dev/null 2>&1 &"
+check "the slots fill: never more than 16 handshakes" vm -t 120 "$S" \
+	"m=0; for i in \$(seq 20); do h=\$($R -j server show s0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"handshakes\"])'); [ \$h -gt \$m ] && m=\$h; sleep 0.5; done; echo \"# most handshakes seen: \$m\"; [ \$m -le 16 ] && [ \$m -ge 5 ]"
+check "a keyed attach gets through during the flood" vm -t 120 "$C" \
+	"[ ! -e /tmp/flood.rc ] || { echo flood over already; exit 1; }
+	 for i in \$(seq 30); do $R dev add peer $A size 8M host hostA key-file /tmp/ka.key > /dev/null 2>/tmp/add.err && { $R dev del rmem1; exit 0; }
+		grep -q 'busy authenticating' /tmp/add.err || { cat /tmp/add.err; exit 1; }; sleep 1
+	 done; exit 1"
+check "the flood from five addresses: every connect held a slot or was refused" vm -t 630 "$C" \
+	"while [ ! -e /tmp/flood.rc ]; do sleep 1; done; grep -E '^# (rogue|ok|FAIL)' /tmp/flood.out; [ \$(cat /tmp/flood.rc) = 0 ]"
+check "the server logged the evictions" vm "$S" "dmesg | grep -q 'too many connections authenticating; ended the oldest'"
 
 echo "# H: host del, auth optional"
 expect_err "host del refuses while hostB has a session" "the host has sessions; use force" "$S" \
@@ -177,6 +220,10 @@ check "host del force ends hostB's session" vm -t 60 "$S" \
 check "the client's device is detached" vm -t 60 "$C" "$R dev del rmem0 force"
 check "a server with auth optional" vm "$S" \
 	"$R server add name s1 listen $A:7411 size 32M auth optional 2>/dev/null >/dev/null && $R server host add s1 host hostA key-file /tmp/ka.key"
+check "60 host entries" vm -t 120 "$S" \
+	"for i in \$(seq 59); do $R server host add s1 host h\$i key-file /tmp/kb.key || exit 1; done"
+expect_eq "server show lists all 60, text and JSON" "60 60" vm "$S" \
+	"echo \$($R -j server show s1 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)[0][\"hosts\"]))') \$($R server show s1 | grep -c ' host ')"
 check "auth optional: a keyless client attaches, unauthenticated" vm -t 120 "$C" \
 	"$R dev add peer $A:7411 size 8M host hostC > /dev/null && $R -j dev show rmem0 | grep -q '\"auth\": *false' && $R dev del rmem0"
 expect_err "auth optional: a known host without its key is refused" "server requires authentication" "$C" \

@@ -29,7 +29,8 @@
 
 /**
  * enum rmem_auth - how a server authenticates its clients
- * @RMEM_AUTH_NONE: not at all; a client's host identity is taken as given
+ * @RMEM_AUTH_NONE: no client needs a key; one that proves none is taken
+ *	unauthenticated, whatever identity it gives
  * @RMEM_AUTH_OPTIONAL: a client whose identity has a host entry proves
  *	its key; other clients are taken unauthenticated
  * @RMEM_AUTH_REQUIRED: every client proves the key of its host entry
