@@ -280,8 +280,9 @@ out_free:
  * (whatever the mode: it expects the server to prove the key in turn).
  * One that proves none is refused if the server requires keys, or (mode
  * optional) if its identity has a host entry; in mode none it is taken
- * unauthenticated (it gets none of a proven host's volumes or limits).  On success the session's size, volume, hold time, identity and
- * session key are set.  Allocates nothing the pool gives.
+ * unauthenticated (it gets none of a proven host's volumes or limits).
+ * On success the session's size, volume, hold time, identity and session
+ * key are set.  Allocates nothing the pool gives.
  *
  * Return: RMEM_WIRE_OK or the status to refuse with.
  */
