@@ -187,7 +187,8 @@ int rmem_key_lookup(const char *desc, u8 *key)
 	struct key *k;
 	int ret = 0;
 
-	if (strncmp(desc, RMEM_KEY_PREFIX, strlen(RMEM_KEY_PREFIX)))
+	if (strncmp(desc, RMEM_KEY_PREFIX, strlen(RMEM_KEY_PREFIX)) ||
+	    !desc[strlen(RMEM_KEY_PREFIX)])
 		return -EINVAL;
 	k = request_key(&key_type_logon, desc, NULL);
 	if (IS_ERR(k))

@@ -430,7 +430,12 @@ static int rmem_nl_get_key(struct genl_info *info, struct nlattr *key_attr,
 		ret = rmem_key_lookup(nla_data(desc_attr), key);
 		if (ret == -EINVAL) {
 			NL_SET_ERR_MSG_ATTR(info->extack, desc_attr,
-					    "the key description must start with \"rmem:\"");
+					    "the key description must be \"rmem:\" and a name");
+			return ret;
+		}
+		if (ret == -ENOMEM) {
+			NL_SET_ERR_MSG_ATTR(info->extack, desc_attr,
+					    "out of memory looking up the key");
 			return ret;
 		}
 		if (ret == -EMSGSIZE) {

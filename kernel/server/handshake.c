@@ -30,16 +30,19 @@
 #include "server.h"
 
 /*
- * With every slot taken: end the oldest shell whose AUTH message has not
- * come for RMEM_HS_EVICT_AGE, and give its slot back at once.  Return:
- * whether one was.  Context: srv->lock held.
+ * With every slot taken: end the oldest shell older than
+ * RMEM_HS_EVICT_AGE whose AUTH message has not come, or is being refused
+ * (a peer that takes no READY holds it up to RMEM_REFUSAL_TIMEOUT), and
+ * give its slot back at once.  Return: whether one was.  Context:
+ * srv->lock held.
  */
 static bool rmem_hs_evict(struct rmem_server *srv)
 {
 	struct rmem_session *sess, *old = NULL;
 
 	list_for_each_entry(sess, &srv->sessions, node)
-		if (sess->in_hs && !sess->auth_received && !sess->dead &&
+		if (sess->in_hs && (!sess->auth_received || sess->refusing) &&
+		    !sess->dead &&
 		    time_after(jiffies, sess->hs_start + RMEM_HS_EVICT_AGE) &&
 		    (!old || time_before(sess->hs_start, old->hs_start)))
 			old = sess;

@@ -291,6 +291,8 @@ struct rmem_sconn {
  * @in_hs: counts against the handshake limits (RMEM_HS_MAX)
  * @auth_received: the AUTH message came (the handshake timeout no longer
  *	applies)
+ * @refusing: its AUTH message is being refused: evictable like a silent
+ *	shell
  */
 struct rmem_session {
 	struct list_head node;
@@ -350,6 +352,7 @@ struct rmem_session {
 	bool proven;
 	bool in_hs;
 	bool auth_received;
+	bool refusing;
 };
 
 /* server.c */

@@ -51,12 +51,13 @@ static void rmem_session_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * Post a chain of work requests, the last one signalled, and wait for it.
- * *@posted (if not NULL) says whether the chain was posted.
+ * Post a chain of work requests, the last one signalled, and wait for it
+ * at most @timeout.  *@posted (if not NULL) says whether the chain was
+ * posted.
  */
 static int rmem_session_post_wait(struct rmem_session *sess,
 				  struct ib_send_wr *first, struct ib_send_wr *last,
-				  bool *posted)
+				  bool *posted, unsigned long timeout)
 {
 	struct ib_qp *qp = sess->conns[0]->cm_id->qp;
 	int ret;
@@ -69,9 +70,7 @@ static int rmem_session_post_wait(struct rmem_session *sess,
 		return ret;
 	if (posted)
 		*posted = true;
-	if (!wait_for_completion_timeout(&sess->reg_done,
-					 sess->authed ? RMEM_SETUP_TIMEOUT :
-					 RMEM_REFUSAL_TIMEOUT))
+	if (!wait_for_completion_timeout(&sess->reg_done, timeout))
 		return -ETIMEDOUT;
 	return sess->reg_status == IB_WC_SUCCESS ? 0 : -EIO;
 }
@@ -133,7 +132,8 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 			wrs[n - 1].wr.next = &wrs[n].wr;
 		if (++n == RMEM_REG_BATCH || i + 1 == sess->nr_chunks) {
 			ret = rmem_session_post_wait(sess, &wrs[0].wr,
-						     &wrs[n - 1].wr, NULL);
+						     &wrs[n - 1].wr, NULL,
+						     RMEM_SETUP_TIMEOUT);
 			if (ret)
 				return ret;
 			n = 0;
@@ -165,7 +165,8 @@ static int rmem_session_reg_table(struct rmem_session *sess)
 		sess->table_mr = NULL;
 		return ret;
 	}
-	return rmem_session_post_wait(sess, &reg.wr, &reg.wr, NULL);
+	return rmem_session_post_wait(sess, &reg.wr, &reg.wr, NULL,
+				      RMEM_SETUP_TIMEOUT);
 }
 
 /*
@@ -219,7 +220,9 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 	send.num_sge = 1;
 	ib_dma_sync_single_for_device(ibdev, sess->ready_dma, sizeof(*r),
 				      DMA_TO_DEVICE);
-	ret = rmem_session_post_wait(sess, &send, &send, sent);
+	ret = rmem_session_post_wait(sess, &send, &send, sent,
+				     status == RMEM_WIRE_OK ? RMEM_SETUP_TIMEOUT :
+				     RMEM_REFUSAL_TIMEOUT);
 	memzero_explicit(r->session_key, sizeof(r->session_key));
 	return ret;
 }
@@ -301,17 +304,20 @@ static void rmem_session_setup_work(struct work_struct *work)
 		status = rmem_session_admit(sess);
 		if (status != RMEM_WIRE_OK) {
 			/*
-			 * Say why, then end it: nothing was handed out.  Its
-			 * handshake slot goes first: a peer that takes no
-			 * READY keeps no slot while the send times out.
+			 * Say why, then end it: nothing was handed out.  It
+			 * keeps its handshake slot until it is released (at
+			 * most RMEM_REFUSAL_TIMEOUT from here, for a peer that
+			 * takes no READY), but may be evicted meanwhile.
 			 */
 			mutex_lock(&srv->lock);
-			rmem_hs_end(sess);
+			sess->refusing = true;
 			mutex_unlock(&srv->lock);
-			pr_info_ratelimited("server %s: refused %pISp (host %s): status %d\n",
-					    srv->name, &sess->peer,
-					    sess->host_id[0] ? sess->host_id :
-					    "(none)", status);
+			/* authentication failures were logged already */
+			if (status != RMEM_WIRE_EAUTH && status != RMEM_WIRE_ENOKEY)
+				pr_info_ratelimited("server %s: refused %pISp%s%s: status %d\n",
+						    srv->name, &sess->peer,
+						    sess->host_id[0] ? ", host " : "",
+						    sess->host_id, status);
 			rmem_session_send_ready(sess, status, &sent);
 			mutex_lock(&srv->lock);
 			rmem_session_kill(sess);

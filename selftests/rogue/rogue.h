@@ -3,7 +3,7 @@
  * rmem_rogue: a hostile RDMA client for an rmem server.
  *
  *   rmem_rogue ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY]
- *		 [--flood N [--seconds S] [--from ADDR,...]]
+ *		 [--flood N [--seconds S] [--max-accepted M] [--from ADDR,...]]
  *
  * Tries what a buggy or malicious client could do to the rmem server at
  * ADDR:PORT and reports each attempt as a KTAP diagnostic line, "# ok: ..."
@@ -38,7 +38,7 @@
  * --flood N [--seconds S] [--from ADDR,...]: N connect requests (and more
  * until S seconds passed) that never authenticate, many at once (from
  * those source addresses in turn); each must be accepted into a
- * handshake slot or refused with EHANDSHAKES.
+ * handshake slot (at most M of them) or refused with EHANDSHAKES.
  *
  * A failed access leaves the queue pair in the error state, so every such
  * attempt gets a session of its own.  Every wait is bounded: a hang is

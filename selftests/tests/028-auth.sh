@@ -9,8 +9,6 @@
 #     until the first host entry, then requires keys; server show lists
 #     the entries and never a key; a keyless session made before may still
 #     LEAVE but not reconnect (its device goes dead), and a volume made
-#     without a key is not given to the same identity with one; a keyless session made before may still
-#     LEAVE but not reconnect (its device goes dead), and a volume made
 #     without a key is not given to the same identity with one;
 #  B. the kernel client without a key, with a wrong key, with another
 #     host's key, as a host the server does not know: each refused with
@@ -32,7 +30,7 @@
 #     gets through meanwhile (the oldest silent handshake makes room);
 #  H. host del refuses while the host has sessions, unless forced; auth
 #     optional takes keyless clients but not a known host without its key;
-#     60 host entries list whole in server show (several messages).
+#     60 host entries list whole in server show.
 source "$(dirname "$0")/../lib.sh"
 
 lab_start two || exit 1
@@ -68,7 +66,7 @@ check "a client without a key attaches while there is no host key" vm -t 120 "$C
 	"$R dev add peer $A size 8M host hostA > /dev/null && $R -j dev show rmem0 | grep -q '\"auth\": *false' && $R dev del rmem0"
 check "keyless: a volume 'old' as hostA, and two devices that stay" vm -t 180 "$C" \
 	"$R dev add peer $A size 8M volume old host hostA > /dev/null && $R dev del rmem0 &&
-	 $R dev add peer $A size 8M host hostA keepalive 500ms loss-timeout 8s > /dev/null &&
+	 $R dev add peer $A size 8M host hostA keepalive 500ms loss-timeout 20s > /dev/null &&
 	 $R dev add peer $A size 8M host hostA keepalive 500ms loss-timeout 30s > /dev/null"
 check "host entries: hostA (2 sessions, 96 MiB), hostB" vm "$S" \
 	"$R server host add s0 host hostA key-file /tmp/ka.key sessions 2 size-limit 96M && $R server host add s0 host hostB key-file /tmp/kb.key"
@@ -84,7 +82,7 @@ check "but not reconnect: its device goes dead (the server requires keys now)" v
 	"for i in \$(seq 100); do grep -qx dead /sys/block/rmem0/rmem/state && break; sleep 0.5; done; grep -qx dead /sys/block/rmem0/rmem/state && dmesg | grep 'rmem0: the server requires keys now'"
 check "detach it" vm -t 60 "$C" "$R dev del rmem0"
 check "the server let it go when its hold ended" vm -t 60 "$S" \
-	"for i in \$(seq 90); do [ \"\$($R -j server show s0 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)[0][\"clients\"]))')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
+	"for i in \$(seq 120); do [ \"\$($R -j server show s0 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)[0][\"clients\"]))')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
 expect_err "the keyless volume is not given to hostA with its key" "volume belongs to another host" "$C" \
 	"$R dev add peer $A size 8M volume old host hostA key-file /tmp/ka.key"
 check "the admin deletes it" vm "$S" "$R volume del server s0 volume old"
@@ -184,7 +182,7 @@ check "hostB attaches; fio verify runs" vm -t 120 "$C" \
 vm "$C" "rm -f /tmp/fio.rc; (fio --name=f --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=4 --rw=randwrite --bs=4k --size=24M --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=900 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 3
 check "1000 connects that never authenticate: all but a few refused at once" \
-	vm -t 630 "$C" "timeout 600 $ROGUE $A 7410 --flood 1000"
+	vm -t 630 "$C" "timeout 600 $ROGUE $A 7410 --flood 1000 --max-accepted 8"
 check "fio still running, then stopped: no error" vm -t 120 "$C" \
 	"[ ! -e /tmp/fio.rc ] && pkill -INT -x fio; while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=' /tmp/fio.out; ! grep -qE 'err= *[1-9]|verify.*(bad|fail)' /tmp/fio.out"
 expect_eq "no I/O error counted, the device live" "live 0" json "$C" \
@@ -200,13 +198,19 @@ check "handshakes: none left within the handshake timeout" vm -t 60 "$S" \
 FROM=198.18.1.11,198.18.1.12,198.18.1.13,198.18.1.14,198.18.1.15
 check "five more addresses on the client" vm "$C" \
 	"for a in \$(echo $FROM | tr , ' '); do ip addr add \$a/24 dev eth0 || exit 1; done; sleep 2; rdma link show rxe0/1 | grep -q ACTIVE"
-vm "$C" "rm -f /tmp/flood.rc; (timeout 600 $ROGUE $A 7410 --flood 1000 --seconds 40 --from $FROM > /tmp/flood.out 2>&1; echo \$? > /tmp/flood.rc) > /dev/null 2>&1 &"
+vm "$C" "rm -f /tmp/flood.rc; (timeout 600 $ROGUE $A 7410 --flood 1000 --seconds 120 --from $FROM > /tmp/flood.out 2>&1; echo \$? > /tmp/flood.rc) > /dev/null 2>&1 &"
 check "the slots fill: never more than 16 handshakes" vm -t 120 "$S" \
 	"m=0; for i in \$(seq 20); do h=\$($R -j server show s0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"handshakes\"])'); [ \$h -gt \$m ] && m=\$h; sleep 0.5; done; echo \"# most handshakes seen: \$m\"; [ \$m -le 16 ] && [ \$m -ge 5 ]"
-check "a keyed attach gets through during the flood" vm -t 120 "$C" \
-	"[ ! -e /tmp/flood.rc ] || { echo flood over already; exit 1; }
-	 for i in \$(seq 30); do $R dev add peer $A size 8M host hostA key-file /tmp/ka.key > /dev/null 2>/tmp/add.err && { $R dev del rmem1; exit 0; }
-		grep -q 'busy authenticating' /tmp/add.err || { cat /tmp/add.err; exit 1; }; sleep 1
+# a refusal is allowed (the server may end a slow handshake to make room),
+# but the attach must get through while the flood still runs
+check "a keyed attach gets through during the flood" vm -t 180 "$C" \
+	"for i in \$(seq 30); do
+		[ ! -e /tmp/flood.rc ] || { echo '# the flood ended first'; exit 1; }
+		if $R dev add peer $A size 8M host hostA key-file /tmp/ka.key > /dev/null 2>/tmp/add.err; then
+			[ ! -e /tmp/flood.rc ] || { echo '# the flood ended first'; exit 1; }
+			echo \"# attached at try \$i\"; $R dev del rmem1; exit 0
+		fi
+		cat /tmp/add.err; sleep 1
 	 done; exit 1"
 check "the flood from five addresses: every connect held a slot or was refused" vm -t 630 "$C" \
 	"while [ ! -e /tmp/flood.rc ]; do sleep 1; done; grep -E '^# (rogue|ok|FAIL)' /tmp/flood.out; [ \$(cat /tmp/flood.rc) = 0 ]"

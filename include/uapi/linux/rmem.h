@@ -254,7 +254,8 @@ enum rmem_a_client {
  *	(DEV_ADD: absent for none, an anonymous client)
  * @RMEM_A_DEV_KEY: binary (32), DEV_ADD only: the host key; never in replies
  * @RMEM_A_DEV_KEY_DESC: string, DEV_ADD only: description of a "logon"
- *	key holding the host key in the caller's keyrings (default:
+ *	key holding the host key in the caller's keyrings, "rmem:" and a
+ *	name (default:
  *	"rmem:" and the peer address, if there is one)
  * @RMEM_A_DEV_AUTH: u8 (replies): 1 if both ends proved the host key
  * @RMEM_A_DEV_SERVER_NAME: string (replies): the name the server gave
@@ -358,7 +359,7 @@ enum rmem_a_volume {
  * @RMEM_A_HOST_ID: string, the client's host identity (key)
  * @RMEM_A_HOST_KEY: binary (32), HOST_ADD only: the key; never in replies
  * @RMEM_A_HOST_KEY_DESC: string, HOST_ADD only: description of a "logon"
- *	key in the caller's keyrings holding the key
+ *	key in the caller's keyrings holding the key, "rmem:" and a name
  * @RMEM_A_HOST_SIZE_LIMIT: u64, bytes the host may hold at most, in
  *	sessions and in the volumes it created; 0 for no limit
  * @RMEM_A_HOST_SESSIONS_MAX: u32, sessions the host may have at once; 0
