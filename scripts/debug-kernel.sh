@@ -40,7 +40,13 @@ if [ -n "$path_only" ]; then
 	echo "$OUT"
 	exit 0
 fi
+# The release, from the tree's utsrelease.h: "make kernelrelease" under a
+# make (make check-debug) also prints "Entering directory" lines.
+kver() { scripts/kernels.sh kver "$OUT/tree" > "$OUT/kver"; }
 if [ -e "$OUT/done" ]; then
+	# a build by an older recipe may have written those lines into kver
+	[ "$(wc -l < "$OUT/kver" 2>/dev/null)" = 1 ] &&
+		grep -qx '[^ ]\+' "$OUT/kver" || kver
 	echo "$OUT"
 	exit 0
 fi
@@ -76,7 +82,7 @@ done < "$FRAG"
 "${MK[@]}" -j"$(nproc)" bzImage modules >&2
 "${MK[@]}" INSTALL_MOD_PATH="$OUT/modroot" modules_install >&2
 cp "$T/arch/x86/boot/bzImage" "$OUT/bzImage"
-"${MK[@]}" kernelrelease > "$OUT/kver"
+kver
 # The module build of rmem.ko needs headers, scripts, Module.symvers and the
 # config, not the built-in objects: drop those to save about 1 GB.
 find "$T" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
