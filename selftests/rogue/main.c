@@ -821,8 +821,14 @@ static int parse_from(char *list)
 
 /* --seconds: the flood goes on for at least this long */
 static unsigned int flood_seconds;
-/* --max-accepted: the most connects the server may accept into slots */
+/*
+ * --max-accepted M [--accepted-per-s R]: the most connects the server may
+ * accept into slots, M plus R for every second the flood lasted (a slot
+ * is given again only when its shell times out or, silent for a second,
+ * is evicted: a slower machine floods for longer and sees more of that)
+ */
 static unsigned int flood_max_accepted = UINT32_MAX;
+static unsigned int flood_accepted_per_s;
 
 static int64_t mono_ms(void)
 {
@@ -844,6 +850,7 @@ static void flood(unsigned int n)
 	};
 	unsigned int started = 0, done = 0, accepted = 0, busy = 0, other = 0;
 	unsigned int lost = 0;
+	uint64_t bound, elapsed_ms;
 	uint8_t req[WIRE_CONNECT_LEN], nonce[WIRE_NONCE_LEN];
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id, *gone;
@@ -936,24 +943,27 @@ static void flood(unsigned int n)
 			rdma_destroy_id(gone);
 		}
 	}
-	note("flood: %u connect requests from %u address(es) in %lld ms: %u accepted (never authenticated; %u of them ended by the server), %u refused with EHANDSHAKES, %u otherwise",
+	elapsed_ms = mono_ms() - end + (int64_t)flood_seconds * 1000;
+	bound = flood_max_accepted;
+	if (flood_max_accepted != UINT32_MAX)
+		bound += (elapsed_ms + 999) / 1000 * flood_accepted_per_s;
+	note("flood: %u connect requests from %u address(es) in %llu ms: %u accepted (never authenticated; %u of them ended by the server), %u refused with EHANDSHAKES, %u otherwise",
 	     started, nr_flood_from ? nr_flood_from : 1,
-	     (long long)(mono_ms() - end + (int64_t)flood_seconds * 1000),
-	     accepted, lost, busy, other);
+	     (unsigned long long)elapsed_ms, accepted, lost, busy, other);
 	if (done == started && !other && busy + accepted == started && busy &&
-	    accepted <= flood_max_accepted)
-		refused("flood: every one of %u unauthenticated connects either held a handshake slot or was refused at once (%u)",
-			started, busy);
+	    accepted <= bound)
+		refused("flood: every one of %u unauthenticated connects either held a handshake slot (%u, at most %llu) or was refused at once (%u)",
+			started, accepted, (unsigned long long)bound, busy);
 	else
-		fail("flood: want every connect accepted into a slot (at most %u) or refused with EHANDSHAKES",
-		     flood_max_accepted);
+		fail("flood: want every connect accepted into a slot (at most %llu) or refused with EHANDSHAKES",
+		     (unsigned long long)bound);
 	/* the held ones, and the channel, go with the process */
 }
 
 static int usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY] [--flood N [--seconds S] [--max-accepted M] [--from ADDR,...]]\n",
+		"usage: %s ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY] [--flood N [--seconds S] [--max-accepted M [--accepted-per-s R]] [--from ADDR,...]]\n",
 		prog);
 	return 2;
 }
@@ -990,6 +1000,8 @@ int main(int argc, char **argv)
 			flood_n = strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--max-accepted") && a + 1 < argc) {
 			flood_max_accepted = strtoul(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--accepted-per-s") && a + 1 < argc) {
+			flood_accepted_per_s = strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--seconds") && a + 1 < argc) {
 			flood_seconds = strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--from") && a + 1 < argc) {
