@@ -329,7 +329,11 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	    nla_put_u64_64bit(skb, RMEM_A_STATS_WRITE_BYTES, st.write_bytes,
 			      RMEM_A_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, RMEM_A_STATS_ZEROES, st.zeroes, RMEM_A_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_STATS_ERRORS, st.errors, RMEM_A_STATS_PAD))
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_ERRORS, st.errors, RMEM_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_DISCARDS, st.discards,
+			      RMEM_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_STATS_DISCARD_BYTES, st.discard_bytes,
+			      RMEM_A_STATS_PAD))
 		goto out_cancel;
 	nla_nest_end(skb, sn);
 	nla_nest_end(skb, nest);

@@ -48,6 +48,8 @@ static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
 	[RMEM_A_STATS_WRITE_BYTES] = MNL_TYPE_U64,
 	[RMEM_A_STATS_ZEROES] = MNL_TYPE_U64,
 	[RMEM_A_STATS_ERRORS] = MNL_TYPE_U64,
+	[RMEM_A_STATS_DISCARDS] = MNL_TYPE_U64,
+	[RMEM_A_STATS_DISCARD_BYTES] = MNL_TYPE_U64,
 };
 
 /* The counters in the order they are printed. */
@@ -62,6 +64,8 @@ static const struct {
 	{ RMEM_A_STATS_WRITE_BYTES,	"write_bytes",	" write-bytes %llu" },
 	{ RMEM_A_STATS_ZEROES,		"zeroes",	" zeroes %llu" },
 	{ RMEM_A_STATS_ERRORS,		"errors",	" errors %llu" },
+	{ RMEM_A_STATS_DISCARDS,	"discards",	" discards %llu" },
+	{ RMEM_A_STATS_DISCARD_BYTES,	"discard_bytes", " discard-bytes %llu" },
 };
 
 static const char *const dev_state_names[] = {

@@ -4,11 +4,13 @@
  *
  * One blk-mq hardware queue per RC queue pair.  A read becomes RDMA READs
  * and a write RDMA WRITEs straight between the request's pages and the
- * server's chunk, one-sided.  Discard and write-zeroes are RDMA WRITEs from
- * a zeroed buffer.  Flush needs nothing: the memory is volatile and no
- * write cache is advertised.  All per-request state (scatterlist, SGEs,
- * work requests) lives in the request's PDU, preallocated by blk-mq: the
- * data path allocates no memory.
+ * server's chunk, one-sided.  Write-zeroes is RDMA WRITEs from a zeroed
+ * buffer.  Discard and flush need nothing on the wire: a discard promises
+ * no data (the server zeroes memory a device lets go before another
+ * client gets it), the memory is volatile and no write cache is
+ * advertised.  All per-request state (scatterlist, SGEs, work requests)
+ * lives in the request's PDU, preallocated by blk-mq: the data path
+ * allocates no memory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -384,6 +386,14 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	cmd->partial = false;
 
 	switch (req_op(rq)) {
+	case REQ_OP_DISCARD:
+		if (unlikely(pos + blk_rq_bytes(rq) > dev->cfg.size)) {
+			atomic64_inc(&dev->errors);
+			return BLK_STS_IOERR;
+		}
+		atomic64_inc(&dev->discards);
+		atomic64_add(blk_rq_bytes(rq), &dev->discard_bytes);
+		fallthrough;
 	case REQ_OP_FLUSH:
 		blk_mq_start_request(rq);
 		blk_mq_end_request(rq, BLK_STS_OK);
@@ -394,7 +404,6 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	case REQ_OP_WRITE:
 		op = IB_WR_RDMA_WRITE;
 		break;
-	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
 		op = IB_WR_RDMA_WRITE;
 		zero_len = blk_rq_bytes(rq);
@@ -823,7 +832,8 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 */
 	lim->max_hw_sectors = min_t(u64, SZ_1M, dev->chunk_size) >> SECTOR_SHIFT;
 	lim->max_segments = segs;
-	lim->max_hw_discard_sectors = zero_max >> SECTOR_SHIFT;
+	/* a discard sends nothing: any size costs the same */
+	lim->max_hw_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
 	lim->max_write_zeroes_sectors = zero_max >> SECTOR_SHIFT;
 	lim->discard_granularity = PAGE_SIZE;
 	/*

@@ -319,6 +319,8 @@ void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st)
 		st->zeroes += READ_ONCE(q->zeroes);
 	}
 	st->errors = atomic64_read(&dev->errors);
+	st->discards = atomic64_read(&dev->discards);
+	st->discard_bytes = atomic64_read(&dev->discard_bytes);
 }
 
 /**

@@ -91,9 +91,12 @@ enum rmem_cm_why {
  * @read_bytes: bytes read
  * @writes: write requests completed
  * @write_bytes: bytes written
- * @zeroes: discard and write-zeroes requests completed
+ * @zeroes: write-zeroes requests completed
  * @errors: requests failed (only in a device's sum: counted in
  *	&rmem_dev.errors)
+ * @discards: discard requests completed (only in a device's sum: counted
+ *	in &rmem_dev.discards)
+ * @discard_bytes: bytes discarded (likewise)
  */
 struct rmem_stats {
 	u64 reads;
@@ -102,6 +105,8 @@ struct rmem_stats {
 	u64 write_bytes;
 	u64 zeroes;
 	u64 errors;
+	u64 discards;
+	u64 discard_bytes;
 };
 
 /**
@@ -217,6 +222,8 @@ struct rmem_remote_chunk {
  * @reconnects: connections re-established since the attach
  * @errors: requests that ended with an error, refused before reaching the
  *	wire or failed on it (not those reissued after a reconnect)
+ * @discards: discard requests completed (in ->queue_rq(), on any CPU)
+ * @discard_bytes: bytes they covered
  */
 struct rmem_dev {
 	struct list_head node;
@@ -280,6 +287,8 @@ struct rmem_dev {
 	unsigned int attempts;
 	unsigned int reconnects;
 	atomic64_t errors;
+	atomic64_t discards;
+	atomic64_t discard_bytes;
 };
 
 /**

@@ -83,8 +83,9 @@ LAB_TCG_THREAD=${LAB_TCG_THREAD:-single}
 # LAB_MTU: the MTU of the VMs' RDMA netdev (empty: the default, 1500).  On
 # the debug kernel 9000 (rxe MTU 4096): rxe under KASAN moved 1.2 MB/s
 # between two VMs at MTU 1500 (a quarter of its packets retransmitted),
-# 2.5 MB/s at 9000; at the lower rate ext4's discards outlasted the 3 s loss
-# detection (a false loss and reconnect every 5 s).
+# 2.5 MB/s at 9000; at the lower rate ext4's discards (which then wrote
+# zeros) outlasted the 3 s loss detection (a false loss and reconnect every
+# 5 s).
 LAB_MTU=${LAB_MTU-${RMEM_LAB_KERNEL:+9000}}
 
 # LAB_KVER: the release the lab boots.  LAB_KERNEL=RELEASE (or a prefix of

@@ -300,9 +300,13 @@ enum rmem_a_dev {
  * @RMEM_A_STATS_READ_BYTES: u64, bytes read
  * @RMEM_A_STATS_WRITES: u64, write requests completed
  * @RMEM_A_STATS_WRITE_BYTES: u64, bytes written
- * @RMEM_A_STATS_ZEROES: u64, discard and write-zeroes requests completed
+ * @RMEM_A_STATS_ZEROES: u64, write-zeroes requests completed (rmem 0.9.0
+ *	and earlier also counted discards here, then RDMA WRITEs of zeros)
  * @RMEM_A_STATS_ERRORS: u64, requests failed
  * @RMEM_A_STATS_PAD: padding for 64-bit attributes
+ * @RMEM_A_STATS_DISCARDS: u64, discard requests completed (they send
+ *	nothing to the server)
+ * @RMEM_A_STATS_DISCARD_BYTES: u64, bytes discarded
  * @__RMEM_A_STATS_MAX: internal, one past the highest stats attribute
  * @RMEM_A_STATS_MAX: highest stats attribute
  */
@@ -315,6 +319,8 @@ enum rmem_a_stats {
 	RMEM_A_STATS_ZEROES,
 	RMEM_A_STATS_ERRORS,
 	RMEM_A_STATS_PAD,
+	RMEM_A_STATS_DISCARDS,
+	RMEM_A_STATS_DISCARD_BYTES,
 
 	__RMEM_A_STATS_MAX,
 	RMEM_A_STATS_MAX = __RMEM_A_STATS_MAX - 1
