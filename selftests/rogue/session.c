@@ -380,6 +380,7 @@ static int session_handshake(struct session *s, uint64_t size,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
 	uint32_t cqpn = s->p.id->qp->qp_num, sqpn = s->ans.qp_num;
+	int auth_sent = 0;
 	struct ibv_wc wc;
 
 	if (s->ans.rep_len < WIRE_CHALLENGE_LEN ||
@@ -408,12 +409,28 @@ static int session_handshake(struct session *s, uint64_t size,
 			set_why("no READY in %d s", READY_TIMEOUT_MS / 1000);
 			return -1;
 		}
+		if (wc.wr_id == WR_AUTH && wc.status == IBV_WC_SUCCESS)
+			auth_sent = 1;
 	} while (wc.wr_id == WR_AUTH && wc.status == IBV_WC_SUCCESS);
 	if (wc.wr_id != WR_READY || wc.status != IBV_WC_SUCCESS ||
 	    wc.opcode != IBV_WC_RECV || wc.byte_len != WIRE_READY_LEN) {
 		set_why("READY receive: %s, %u bytes", ibv_wc_status_str(wc.status),
 			wc.byte_len);
 		return -1;
+	}
+	/*
+	 * READY can be received before AUTH's send completes (its ACK comes
+	 * later): take that completion here, or the next RDMA would meet it.
+	 */
+	if (!auth_sent) {
+		if (cq_wait(s->p.cq, &wc, READY_TIMEOUT_MS)) {
+			set_why("AUTH never completed");
+			return -1;
+		}
+		if (wc.wr_id != WR_AUTH || wc.status != IBV_WC_SUCCESS) {
+			set_why("AUTH send: %s", ibv_wc_status_str(wc.status));
+			return -1;
+		}
 	}
 	return session_parse_ready(s, s->ready_buf, c);
 }
