@@ -952,8 +952,11 @@ static void flood(unsigned int n)
 	     (unsigned long long)elapsed_ms, accepted, lost, busy, other);
 	if (done == started && !other && busy + accepted == started && busy &&
 	    accepted <= bound)
-		refused("flood: every one of %u unauthenticated connects either held a handshake slot (%u, at most %llu) or was refused at once (%u)",
-			started, accepted, (unsigned long long)bound, busy);
+		refused("flood: every one of %u unauthenticated connects either held a handshake slot (%u%s%.0llu) or was refused at once (%u)",
+			started, accepted,
+			flood_max_accepted != UINT32_MAX ? ", at most " : "",
+			flood_max_accepted != UINT32_MAX ?
+			(unsigned long long)bound : 0ULL, busy);
 	else
 		fail("flood: want every connect accepted into a slot (at most %llu) or refused with EHANDSHAKES",
 		     (unsigned long long)bound);
