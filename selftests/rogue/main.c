@@ -851,6 +851,7 @@ static void flood(unsigned int n)
 	unsigned int started = 0, done = 0, accepted = 0, busy = 0, other = 0;
 	unsigned int lost = 0;
 	uint64_t bound, elapsed_ms;
+	char at_most[48] = "";
 	uint8_t req[WIRE_CONNECT_LEN], nonce[WIRE_NONCE_LEN];
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id, *gone;
@@ -945,18 +946,18 @@ static void flood(unsigned int n)
 	}
 	elapsed_ms = mono_ms() - end + (int64_t)flood_seconds * 1000;
 	bound = flood_max_accepted;
-	if (flood_max_accepted != UINT32_MAX)
+	if (flood_max_accepted != UINT32_MAX) {
 		bound += (elapsed_ms + 999) / 1000 * flood_accepted_per_s;
+		snprintf(at_most, sizeof(at_most), ", at most %llu",
+			 (unsigned long long)bound);
+	}
 	note("flood: %u connect requests from %u address(es) in %llu ms: %u accepted (never authenticated; %u of them ended by the server), %u refused with EHANDSHAKES, %u otherwise",
 	     started, nr_flood_from ? nr_flood_from : 1,
 	     (unsigned long long)elapsed_ms, accepted, lost, busy, other);
 	if (done == started && !other && busy + accepted == started && busy &&
 	    accepted <= bound)
-		refused("flood: every one of %u unauthenticated connects either held a handshake slot (%u%s%.0llu) or was refused at once (%u)",
-			started, accepted,
-			flood_max_accepted != UINT32_MAX ? ", at most " : "",
-			flood_max_accepted != UINT32_MAX ?
-			(unsigned long long)bound : 0ULL, busy);
+		refused("flood: every one of %u unauthenticated connects either held a handshake slot (%u%s) or was refused at once (%u)",
+			started, accepted, at_most, busy);
 	else
 		fail("flood: want every connect accepted into a slot (at most %llu) or refused with EHANDSHAKES",
 		     (unsigned long long)bound);

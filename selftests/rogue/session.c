@@ -404,14 +404,15 @@ static int session_handshake(struct session *s, uint64_t size,
 	memcpy(s->auth, a, WIRE_AUTH_LEN);
 	if (ibv_post_send(s->p.id->qp, &wr, &bad))
 		return why_errno("ibv_post_send AUTH");
-	do {
+	for (;;) {
 		if (cq_wait(s->p.cq, &wc, READY_TIMEOUT_MS)) {
 			set_why("no READY in %d s", READY_TIMEOUT_MS / 1000);
 			return -1;
 		}
-		if (wc.wr_id == WR_AUTH && wc.status == IBV_WC_SUCCESS)
-			auth_sent = 1;
-	} while (wc.wr_id == WR_AUTH && wc.status == IBV_WC_SUCCESS);
+		if (wc.wr_id != WR_AUTH || wc.status != IBV_WC_SUCCESS)
+			break;
+		auth_sent = 1;
+	}
 	if (wc.wr_id != WR_READY || wc.status != IBV_WC_SUCCESS ||
 	    wc.opcode != IBV_WC_RECV || wc.byte_len != WIRE_READY_LEN) {
 		set_why("READY receive: %s, %u bytes", ibv_wc_status_str(wc.status),
