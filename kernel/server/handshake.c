@@ -29,23 +29,53 @@
 #include "rmem.h"
 #include "server.h"
 
-/*
- * With every slot taken: end the oldest shell older than
- * RMEM_HS_EVICT_AGE whose AUTH message has not come, or is being refused
- * (a peer that takes no READY holds it up to RMEM_REFUSAL_TIMEOUT), and
- * give its slot back at once.  Return: whether one was.  Context:
- * srv->lock held.
- */
-static bool rmem_hs_evict(struct rmem_server *srv)
+/* Shells in the handshake from @peer's host.  Context: srv->lock held. */
+static unsigned int rmem_hs_count(struct rmem_server *srv,
+				  const struct sockaddr *peer)
 {
-	struct rmem_session *sess, *old = NULL;
+	struct rmem_session *sess;
+	unsigned int n = 0;
 
 	list_for_each_entry(sess, &srv->sessions, node)
-		if (sess->in_hs && (!sess->auth_received || sess->refusing) &&
-		    !sess->dead &&
-		    time_after(jiffies, sess->hs_start + RMEM_HS_EVICT_AGE) &&
-		    (!old || time_before(sess->hs_start, old->hs_start)))
+		if (sess->in_hs && rmem_addr_same_host(&sess->peer, peer))
+			n++;
+	return n;
+}
+
+/*
+ * With every slot taken, for a connect from a host holding @n shells:
+ * end a shell whose AUTH message has not come, or is being refused (a
+ * peer that takes no READY holds it up to RMEM_REFUSAL_TIMEOUT), and give
+ * its slot back at once.  First choice, at any age: the oldest of a host
+ * holding at least two more shells than the newcomer's, the busiest such
+ * host first; so a flood from a few addresses cannot keep a host with no
+ * handshake of its own out, however fast it connects.  Else the oldest
+ * older than RMEM_HS_EVICT_AGE.  Return: whether one was ended.
+ * Context: srv->lock held.
+ */
+static bool rmem_hs_evict(struct rmem_server *srv, unsigned int n)
+{
+	struct rmem_session *sess, *old = NULL;
+	unsigned int m, old_m = 0;
+
+	list_for_each_entry(sess, &srv->sessions, node) {
+		if (!sess->in_hs || sess->dead ||
+		    (sess->auth_received && !sess->refusing))
+			continue;
+		m = rmem_hs_count(srv, (struct sockaddr *)&sess->peer);
+		if (m < n + 2) {
+			/* not a busier host: only a silent one may go */
+			if (!time_after(jiffies,
+					sess->hs_start + RMEM_HS_EVICT_AGE))
+				continue;
+			m = 0;
+		}
+		if (!old || m > old_m ||
+		    (m == old_m && time_before(sess->hs_start, old->hs_start))) {
 			old = sess;
+			old_m = m;
+		}
+	}
 	if (!old)
 		return false;
 	pr_info_ratelimited("server %s: too many connections authenticating; ended the oldest, from %pISp\n",
@@ -61,7 +91,8 @@ static bool rmem_hs_evict(struct rmem_server *srv)
  * @peer: the client's address
  *
  * At most RMEM_HS_PER_ADDR per address; at most RMEM_HS_MAX in all, where
- * a new request ends the oldest silent shell rather than wait for it.
+ * a new request ends a shell of a busier host, or the oldest silent one,
+ * rather than wait for it (rmem_hs_evict()).
  *
  * Context: srv->lock held.
  * Return: RMEM_WIRE_OK with a slot taken (srv->nr_hs; the caller marks
@@ -70,15 +101,11 @@ static bool rmem_hs_evict(struct rmem_server *srv)
 enum rmem_wire_status rmem_hs_admit(struct rmem_server *srv,
 				    const struct sockaddr *peer)
 {
-	struct rmem_session *sess;
-	unsigned int n = 0;
+	unsigned int n = rmem_hs_count(srv, peer);
 
-	list_for_each_entry(sess, &srv->sessions, node)
-		if (sess->in_hs && rmem_addr_same_host(&sess->peer, peer))
-			n++;
 	if (n >= RMEM_HS_PER_ADDR)
 		return RMEM_WIRE_EHANDSHAKES;
-	if (srv->nr_hs >= RMEM_HS_MAX && !rmem_hs_evict(srv))
+	if (srv->nr_hs >= RMEM_HS_MAX && !rmem_hs_evict(srv, n))
 		return RMEM_WIRE_EHANDSHAKES;
 	srv->nr_hs++;
 	return RMEM_WIRE_OK;

@@ -27,7 +27,9 @@
 #     runs fio verify: fio sees no error, the server answers a new attach
 #     afterwards; then 1,000 from five addresses, which fill every
 #     handshake slot: never more than 16 in use, and a keyed attach still
-#     gets through meanwhile (the oldest silent handshake makes room);
+#     gets through meanwhile, at once (a host with no handshake of its
+#     own ends one of the busiest flooding address: a fast flood takes a
+#     silent slot the moment it ages, and 30 tries were once not enough);
 #  H. host del refuses while the host has sessions, unless forced; auth
 #     optional takes keyless clients but not a known host without its key;
 #     60 host entries list whole in server show.
@@ -204,10 +206,11 @@ check "five more addresses on the client" vm "$C" \
 vm "$C" "rm -f /tmp/flood.rc; (timeout 600 $ROGUE $A 7410 --flood 1000 --seconds 120 --from $FROM > /tmp/flood.out 2>&1; echo \$? > /tmp/flood.rc) > /dev/null 2>&1 &"
 check "the slots fill: never more than 16 handshakes" vm -t 120 "$S" \
 	"m=0; for i in \$(seq 20); do h=\$($R -j server show s0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"handshakes\"])'); [ \$h -gt \$m ] && m=\$h; sleep 0.5; done; echo \"# most handshakes seen: \$m\"; [ \$m -le 16 ] && [ \$m -ge 5 ]"
-# a refusal is allowed (the server may end a slow handshake to make room),
-# but the attach must get through while the flood still runs
+# the server ends a flooding address's shell for a host with none, so the
+# attach gets through at once (3 tries: an rxe hiccup is not the point),
+# and while the flood still runs
 check "a keyed attach gets through during the flood" vm -t 180 "$C" \
-	"for i in \$(seq 30); do
+	"for i in \$(seq 3); do
 		[ ! -e /tmp/flood.rc ] || { echo '# the flood ended first'; exit 1; }
 		if $R dev add peer $A size 8M host hostA key-file /tmp/ka.key > /dev/null 2>/tmp/add.err; then
 			[ ! -e /tmp/flood.rc ] || { echo '# the flood ended first'; exit 1; }
