@@ -456,6 +456,16 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		rmem_queue_cm_fail(queue, 0, RMEM_CM_OK);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
+		/*
+		 * after ESTABLISHED: the server ended the queue pair before
+		 * our RTU reached it (a handshake evicted), and its CM
+		 * rejected; the connect is over, so this is a loss
+		 */
+		if (READ_ONCE(queue->connected)) {
+			WRITE_ONCE(queue->connected, false);
+			rmem_dev_fail(queue->dev);
+			break;
+		}
 		rmem_queue_rejected(queue, ev);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:

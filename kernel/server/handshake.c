@@ -29,40 +29,61 @@
 #include "rmem.h"
 #include "server.h"
 
-/* Shells in the handshake from @peer's host.  Context: srv->lock held. */
-static unsigned int rmem_hs_count(struct rmem_server *srv,
-				  const struct sockaddr *peer)
+/* Can end to make room: no AUTH yet, or its attach being refused. */
+static bool rmem_hs_evictable(const struct rmem_session *sess)
 {
-	struct rmem_session *sess;
-	unsigned int n = 0;
+	return !sess->dead && (!sess->auth_received || sess->refusing);
+}
 
-	list_for_each_entry(sess, &srv->sessions, node)
-		if (sess->in_hs && rmem_addr_same_host(&sess->peer, peer))
+/* How many of @shells, @nr of them, are live ones of @peer's host. */
+static unsigned int rmem_hs_host_shells(struct rmem_session **shells,
+					unsigned int nr,
+					const struct sockaddr *peer,
+					bool evictable)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		if (!shells[i]->dead &&
+		    (!evictable || rmem_hs_evictable(shells[i])) &&
+		    rmem_addr_same_host(&shells[i]->peer, peer))
 			n++;
 	return n;
 }
 
 /*
- * With every slot taken, for a connect from a host holding @n shells:
- * end a shell whose AUTH message has not come, or is being refused (a
- * peer that takes no READY holds it up to RMEM_REFUSAL_TIMEOUT), and give
- * its slot back at once.  First choice, at any age: the oldest of a host
- * holding at least two more shells than the newcomer's, the busiest such
- * host first; so a flood from a few addresses cannot keep a host with no
- * handshake of its own out, however fast it connects.  Else the oldest
- * older than RMEM_HS_EVICT_AGE.  Return: whether one was ended.
- * Context: srv->lock held.
+ * With every slot taken, for a connect from @peer: end a shell whose AUTH
+ * message has not come, or is being refused (a peer that takes no READY
+ * holds it up to RMEM_REFUSAL_TIMEOUT), and give its slot back at once.
+ *
+ * First choice: a shell older than RMEM_HS_GRACE of a host holding at
+ * least two more evictable shells than @peer's host has live ones, the
+ * busiest such host's oldest; so a flood from a few addresses, which
+ * takes every slot the moment it is RMEM_HS_EVICT_AGE old, cannot keep
+ * out a host with no handshake of its own.  Failing that, the oldest
+ * silent for RMEM_HS_EVICT_AGE.  (A flood from more addresses than there
+ * are slots still can: then every host holds one.)
+ *
+ * Context: srv->lock held.  Return: whether a shell was ended.
  */
-static bool rmem_hs_evict(struct rmem_server *srv, unsigned int n)
+static bool rmem_hs_evict(struct rmem_server *srv, const struct sockaddr *peer)
 {
-	struct rmem_session *sess, *old = NULL;
-	unsigned int m, old_m = 0;
+	struct rmem_session *shells[RMEM_HS_MAX], *sess, *old = NULL;
+	unsigned int i, nr = 0, n, m, old_m = 0;
 
-	list_for_each_entry(sess, &srv->sessions, node) {
-		if (!sess->in_hs || sess->dead ||
-		    (sess->auth_received && !sess->refusing))
+	lockdep_assert_held(&srv->lock);
+	/* the shells, one pass over every session; there are no more */
+	list_for_each_entry(sess, &srv->sessions, node)
+		if (sess->in_hs && nr < ARRAY_SIZE(shells))
+			shells[nr++] = sess;
+	n = rmem_hs_host_shells(shells, nr, peer, false);
+	for (i = 0; i < nr; i++) {
+		sess = shells[i];
+		if (!rmem_hs_evictable(sess) ||
+		    !time_after(jiffies, sess->hs_start + RMEM_HS_GRACE))
 			continue;
-		m = rmem_hs_count(srv, (struct sockaddr *)&sess->peer);
+		m = rmem_hs_host_shells(shells, nr,
+					(struct sockaddr *)&sess->peer, true);
 		if (m < n + 2) {
 			/* not a busier host: only a silent one may go */
 			if (!time_after(jiffies,
@@ -78,8 +99,12 @@ static bool rmem_hs_evict(struct rmem_server *srv, unsigned int n)
 	}
 	if (!old)
 		return false;
-	pr_info_ratelimited("server %s: too many connections authenticating; ended the oldest, from %pISp\n",
-			    srv->name, &old->peer);
+	if (old_m)
+		pr_info_ratelimited("server %s: too many connections authenticating; ended one of the %u from %pIS (for a host with %u)\n",
+				    srv->name, old_m, &old->peer, n);
+	else
+		pr_info_ratelimited("server %s: too many connections authenticating; ended the oldest silent one, from %pISp\n",
+				    srv->name, &old->peer);
 	rmem_session_kill(old);
 	rmem_hs_end(old);
 	return true;
@@ -92,7 +117,9 @@ static bool rmem_hs_evict(struct rmem_server *srv, unsigned int n)
  *
  * At most RMEM_HS_PER_ADDR per address; at most RMEM_HS_MAX in all, where
  * a new request ends a shell of a busier host, or the oldest silent one,
- * rather than wait for it (rmem_hs_evict()).
+ * rather than wait for it (rmem_hs_evict()).  A shell joins srv->sessions
+ * (and counts here) only after this returns: rdma_cm runs one listener's
+ * connect requests one at a time, so none comes in between.
  *
  * Context: srv->lock held.
  * Return: RMEM_WIRE_OK with a slot taken (srv->nr_hs; the caller marks
@@ -101,11 +128,16 @@ static bool rmem_hs_evict(struct rmem_server *srv, unsigned int n)
 enum rmem_wire_status rmem_hs_admit(struct rmem_server *srv,
 				    const struct sockaddr *peer)
 {
-	unsigned int n = rmem_hs_count(srv, peer);
+	struct rmem_session *sess;
+	unsigned int n = 0;
 
+	lockdep_assert_held(&srv->lock);
+	list_for_each_entry(sess, &srv->sessions, node)
+		if (sess->in_hs && rmem_addr_same_host(&sess->peer, peer))
+			n++;
 	if (n >= RMEM_HS_PER_ADDR)
 		return RMEM_WIRE_EHANDSHAKES;
-	if (srv->nr_hs >= RMEM_HS_MAX && !rmem_hs_evict(srv, n))
+	if (srv->nr_hs >= RMEM_HS_MAX && !rmem_hs_evict(srv, peer))
 		return RMEM_WIRE_EHANDSHAKES;
 	srv->nr_hs++;
 	return RMEM_WIRE_OK;

@@ -40,10 +40,17 @@ struct crypto_shash;
 #define RMEM_HS_TIMEOUT		(10 * HZ)
 /*
  * With every slot taken, a new connect request ends the oldest shell
- * whose AUTH message has not come after this long: a flood from many
- * addresses cannot keep clients out for as long as it lasts.
+ * whose AUTH message has not come after this long: a flood cannot keep
+ * clients out for as long as it lasts...
  */
 #define RMEM_HS_EVICT_AGE	HZ
+/*
+ * ... and, from a host with fewer shells than the busiest one, a shell of
+ * that host older than this (rmem_hs_evict()): long enough for a client's
+ * AUTH to follow its connect, so that a host attaching several devices at
+ * once is not ended by a flood meanwhile.
+ */
+#define RMEM_HS_GRACE		(HZ / 5)
 
 /* First member of every rdma_cm_id context of the server role. */
 enum rmem_cm_ctx {

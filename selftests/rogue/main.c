@@ -824,8 +824,9 @@ static unsigned int flood_seconds;
 /*
  * --max-accepted M [--accepted-per-s R]: the most connects the server may
  * accept into slots, M plus R for every second the flood lasted (a slot
- * is given again only when its shell times out or, silent for a second,
- * is evicted: a slower machine floods for longer and sees more of that)
+ * is given again only when its shell times out or is evicted: silent for
+ * a second, or, with all 16 taken, for a host with fewer; a slower
+ * machine floods for longer and sees more of that)
  */
 static unsigned int flood_max_accepted = UINT32_MAX;
 static unsigned int flood_accepted_per_s;
@@ -838,7 +839,7 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* a flood's connect ended neither in a slot nor refused: say how (once) */
+/* a connect ended neither in a slot nor refused: say how (4 at most) */
 static void other_event(const struct rdma_cm_event *ev)
 {
 	static unsigned int said;
@@ -860,6 +861,7 @@ static void flood(unsigned int n)
 	};
 	unsigned int started = 0, done = 0, accepted = 0, busy = 0, other = 0;
 	unsigned int lost = 0, early = 0;
+	static char held;
 	const uint8_t *rej;
 	uint64_t bound, elapsed_ms;
 	char at_most[48] = "";
@@ -921,22 +923,32 @@ static void flood(unsigned int n)
 			/* a handshake slot, held: no AUTH ever comes */
 			accepted++;
 			done++;
+			id->context = &held;
+			break;
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+			/*
+			 * the server's REP came (librdmacm reports this when
+			 * its RTU fails), so it accepted; then it ended the
+			 * shell before our RTU, for a host with fewer shells,
+			 * and its CM's reject (swallowed) came first
+			 */
+			accepted++;
+			lost++;
+			early++;
+			done++;
+			gone = id;
 			break;
 		case RDMA_CM_EVENT_REJECTED:
 			rej = ev->param.conn.private_data;
-			if (ev->status == CM_REJ_CONSUMER_DEFINED &&
-			    (ev->param.conn.private_data_len < WIRE_REJECT_LEN ||
-			     get32(rej) != WIRE_MAGIC)) {
-				/*
-				 * no rmem reject: the server accepted, then
-				 * ended the shell before our RTU came (a
-				 * host with fewer shells took its slot) and
-				 * its CM rejected for it
-				 */
-				accepted++;
+			if (id->context == &held) {
+				/* ended by the server after our RTU went */
 				lost++;
-				early++;
-			} else if (get16(rej + 6) == ST_EHANDSHAKES) {
+				gone = id;
+				break;
+			}
+			if (ev->param.conn.private_data_len >= WIRE_REJECT_LEN &&
+			    get32(rej) == WIRE_MAGIC &&
+			    get16(rej + 6) == ST_EHANDSHAKES) {
 				busy++;
 			} else {
 				other_event(ev);
@@ -946,7 +958,7 @@ static void flood(unsigned int n)
 			gone = id;
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
-			/* the server ended a held handshake (timeout) */
+			/* the server ended a held handshake */
 			lost++;
 			break;
 		default:

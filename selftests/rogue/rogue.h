@@ -58,9 +58,6 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-/* the IB CM's reject reason when a consumer destroys an id it accepted */
-#define CM_REJ_CONSUMER_DEFINED	28
-
 /* kernel/proto.h, version 3 */
 #define WIRE_MAGIC		0x4d454d52
 #define WIRE_VERSION		3
