@@ -457,9 +457,8 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		/*
-		 * after ESTABLISHED: the server ended the queue pair before
-		 * our RTU reached it (a handshake evicted), and its CM
-		 * rejected; the connect is over, so this is a loss
+		 * after ESTABLISHED: the peer's CM rejected after our RTU
+		 * went (the server ended the connection first): it is gone
 		 */
 		if (READ_ONCE(queue->connected)) {
 			WRITE_ONCE(queue->connected, false);

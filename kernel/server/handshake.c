@@ -35,7 +35,10 @@ static bool rmem_hs_evictable(const struct rmem_session *sess)
 	return !sess->dead && (!sess->auth_received || sess->refusing);
 }
 
-/* How many of @shells, @nr of them, are live ones of @peer's host. */
+/*
+ * How many of @shells, @nr of them, are of @peer's host and not dead; with
+ * @evictable, only those rmem_hs_evictable().
+ */
 static unsigned int rmem_hs_host_shells(struct rmem_session **shells,
 					unsigned int nr,
 					const struct sockaddr *peer,
@@ -44,8 +47,8 @@ static unsigned int rmem_hs_host_shells(struct rmem_session **shells,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < nr; i++)
-		if (!shells[i]->dead &&
-		    (!evictable || rmem_hs_evictable(shells[i])) &&
+		if ((evictable ? rmem_hs_evictable(shells[i]) :
+				 !shells[i]->dead) &&
 		    rmem_addr_same_host(&shells[i]->peer, peer))
 			n++;
 	return n;
@@ -70,24 +73,28 @@ static bool rmem_hs_evict(struct rmem_server *srv, const struct sockaddr *peer)
 {
 	struct rmem_session *shells[RMEM_HS_MAX], *sess, *old = NULL;
 	unsigned int i, nr = 0, n, m, old_m = 0;
+	unsigned long now = jiffies;
 
 	lockdep_assert_held(&srv->lock);
-	/* the shells, one pass over every session; there are no more */
-	list_for_each_entry(sess, &srv->sessions, node)
-		if (sess->in_hs && nr < ARRAY_SIZE(shells))
-			shells[nr++] = sess;
+	/* the shells, one pass over every session: at most nr_hs of them */
+	list_for_each_entry(sess, &srv->sessions, node) {
+		if (!sess->in_hs)
+			continue;
+		if (WARN_ON_ONCE(nr == ARRAY_SIZE(shells)))
+			break;
+		shells[nr++] = sess;
+	}
 	n = rmem_hs_host_shells(shells, nr, peer, false);
 	for (i = 0; i < nr; i++) {
 		sess = shells[i];
 		if (!rmem_hs_evictable(sess) ||
-		    !time_after(jiffies, sess->hs_start + RMEM_HS_GRACE))
+		    !time_after(now, sess->hs_start + RMEM_HS_GRACE))
 			continue;
 		m = rmem_hs_host_shells(shells, nr,
 					(struct sockaddr *)&sess->peer, true);
 		if (m < n + 2) {
 			/* not a busier host: only a silent one may go */
-			if (!time_after(jiffies,
-					sess->hs_start + RMEM_HS_EVICT_AGE))
+			if (!time_after(now, sess->hs_start + RMEM_HS_EVICT_AGE))
 				continue;
 			m = 0;
 		}

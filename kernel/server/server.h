@@ -45,10 +45,10 @@ struct crypto_shash;
  */
 #define RMEM_HS_EVICT_AGE	HZ
 /*
- * ... and, from a host with fewer shells than the busiest one, a shell of
- * that host older than this (rmem_hs_evict()): long enough for a client's
- * AUTH to follow its connect, so that a host attaching several devices at
- * once is not ended by a flood meanwhile.
+ * ... and, for a host with fewer shells than the busiest one, a shell of
+ * that host older than this (rmem_hs_evict()), measured from before the
+ * accept: time for the REP, RTU and AUTH, and a cap on the churn (16
+ * slots every 0.2 s at most).
  */
 #define RMEM_HS_GRACE		(HZ / 5)
 

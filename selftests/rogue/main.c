@@ -932,9 +932,11 @@ static void flood(unsigned int n)
 			 * shell before our RTU, for a host with fewer shells,
 			 * and its CM's reject (swallowed) came first
 			 */
+			if (early++ < 4)
+				note("flood: a connect ended with %s, status %d, after the server's REP: counted as accepted and ended",
+				     rdma_event_str(ev->event), ev->status);
 			accepted++;
 			lost++;
-			early++;
 			done++;
 			gone = id;
 			break;
@@ -964,7 +966,9 @@ static void flood(unsigned int n)
 		default:
 			other_event(ev);
 			other++;
-			done++;
+			/* a held one was counted done when it was established */
+			if (id->context != &held)
+				done++;
 			gone = id;
 			break;
 		}
