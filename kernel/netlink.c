@@ -819,6 +819,21 @@ static int rmem_nl_dev_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+static int rmem_nl_dev_stats_reset_doit(struct sk_buff *skb,
+					struct genl_info *info)
+{
+	struct nlattr *tb[RMEM_A_DEV_MAX + 1];
+	int ret;
+
+	ret = rmem_nl_obj_parse(&rmem_nl_dev_obj, info, tb);
+	if (ret)
+		return ret;
+	ret = rmem_dev_stats_reset(nla_data(tb[RMEM_A_DEV_NAME]), info->extack);
+	if (ret)
+		NL_SET_BAD_ATTR(info->extack, tb[RMEM_A_DEV_NAME]);
+	return ret;
+}
+
 /* ---- GET of servers and devices: one doit, one dumpit ------------------ */
 
 static int rmem_nl_get_doit(const struct rmem_nl_obj *o, struct genl_info *info)
@@ -988,6 +1003,13 @@ static const struct genl_ops rmem_nl_ops[] = {
 		.cmd = RMEM_CMD_HOST_DEL,
 		.doit = rmem_nl_host_del_doit,
 		.policy = rmem_host_op_policy,
+		.maxattr = RMEM_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RMEM_CMD_DEV_STATS_RESET,
+		.doit = rmem_nl_dev_stats_reset_doit,
+		.policy = rmem_dev_op_policy,
 		.maxattr = RMEM_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},

@@ -276,6 +276,30 @@ int rmem_volume_put_msg(struct sk_buff *skb, const struct rmem_msg *m,
 	return 0;
 }
 
+/* One latency histogram, a nest of &enum rmem_a_lat. */
+static int rmem_nl_put_lat(struct sk_buff *skb, int type,
+			   const struct rmem_stats *st, enum rmem_lat_dir d)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	unsigned int b;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (b = 0; b < RMEM_LAT_BUCKETS; b++)
+		if (nla_put_u64_64bit(skb, RMEM_A_LAT_BUCKET, st->lat[d][b],
+				      RMEM_A_LAT_PAD))
+			goto out_cancel;
+	if (nla_put_u64_64bit(skb, RMEM_A_LAT_MAX_NS, st->lat_max_ns[d],
+			      RMEM_A_LAT_PAD))
+		goto out_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+out_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
 /**
  * rmem_nl_put_dev() - describe a device in an RMEM_A_DEV nest
  * @skb: message
@@ -333,7 +357,10 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	    nla_put_u64_64bit(skb, RMEM_A_STATS_DISCARDS, st.discards,
 			      RMEM_A_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, RMEM_A_STATS_DISCARD_BYTES, st.discard_bytes,
-			      RMEM_A_STATS_PAD))
+			      RMEM_A_STATS_PAD) ||
+	    rmem_nl_put_lat(skb, RMEM_A_STATS_READ_LATENCY, &st, RMEM_LAT_READ) ||
+	    rmem_nl_put_lat(skb, RMEM_A_STATS_WRITE_LATENCY, &st,
+			    RMEM_LAT_WRITE))
 		goto out_cancel;
 	nla_nest_end(skb, sn);
 	nla_nest_end(skb, nest);

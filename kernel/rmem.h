@@ -162,6 +162,7 @@ int rmem_dev_del(const char *name, bool force, struct netlink_ext_ack *extack);
 int rmem_dev_fill(struct sk_buff *skb, const struct rmem_msg *m,
 		  const char *name, int *idx, struct netlink_ext_ack *extack);
 void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st);
+int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack);
 void rmem_dev_del_all(void);
 int rmem_client_init(void);
 void rmem_client_exit(void);

@@ -724,7 +724,7 @@ TEST_F(rmem, mutating_commands_need_admin)
 	static const uint8_t cmds[] = {
 		RMEM_CMD_SERVER_ADD, RMEM_CMD_SERVER_DEL, RMEM_CMD_DEV_ADD,
 		RMEM_CMD_DEV_DEL, RMEM_CMD_VOLUME_DEL, RMEM_CMD_HOST_ADD,
-		RMEM_CMD_HOST_DEL,
+		RMEM_CMD_HOST_DEL, RMEM_CMD_DEV_STATS_RESET,
 	};
 	int status;
 	pid_t pid;

@@ -50,6 +50,14 @@ static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
 	[RMEM_A_STATS_ERRORS] = MNL_TYPE_U64,
 	[RMEM_A_STATS_DISCARDS] = MNL_TYPE_U64,
 	[RMEM_A_STATS_DISCARD_BYTES] = MNL_TYPE_U64,
+	[RMEM_A_STATS_READ_LATENCY] = MNL_TYPE_NESTED,
+	[RMEM_A_STATS_WRITE_LATENCY] = MNL_TYPE_NESTED,
+};
+
+/* Every RMEM_A_LAT_BUCKET is checked, not only the last one kept. */
+static const enum mnl_attr_data_type lat_policy[RMEM_A_LAT_MAX + 1] = {
+	[RMEM_A_LAT_BUCKET] = MNL_TYPE_U64,
+	[RMEM_A_LAT_MAX_NS] = MNL_TYPE_U64,
 };
 
 /* The counters in the order they are printed. */
@@ -66,6 +74,28 @@ static const struct {
 	{ RMEM_A_STATS_ERRORS,		"errors",	" errors %llu" },
 	{ RMEM_A_STATS_DISCARDS,	"discards",	" discards %llu" },
 	{ RMEM_A_STATS_DISCARD_BYTES,	"discard_bytes", " discard-bytes %llu" },
+};
+
+/* The latency histograms, each on a text line of its own. */
+static const struct {
+	uint16_t type;
+	const char *key;	/* JSON */
+	const char *label;	/* text */
+} dev_lats[] = {
+	{ RMEM_A_STATS_READ_LATENCY,	"read_latency",	"read latency:" },
+	{ RMEM_A_STATS_WRITE_LATENCY,	"write_latency", "write latency:" },
+};
+
+/* The percentiles printed of a histogram, in thousandths. */
+static const struct {
+	unsigned int per_mille;
+	const char *key;	/* JSON, in microseconds */
+	const char *fmt;	/* text */
+} lat_pcts[] = {
+	{ 500,	"p50_us",	" p50 %s" },
+	{ 900,	"p90_us",	" p90 %s" },
+	{ 990,	"p99_us",	" p99 %s" },
+	{ 999,	"p999_us",	" p99.9 %s" },
 };
 
 static const char *const dev_state_names[] = {
@@ -92,6 +122,7 @@ static void dev_usage(FILE *f)
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
 		"       rmemctl dev show [ DEV ]\n"
+		"       rmemctl dev stats reset DEV\n"
 		"       rmemctl dev help\n"
 		"where  DEV := rmemN (or /dev/rmemN)\n"
 		"       ID := this host's identity (default: \"rmemctl key identity\")\n"
@@ -115,14 +146,144 @@ static const char *dev_state_str(char *buf, size_t len, uint32_t state)
 	return buf;
 }
 
-/* The "stats" object, or the third text line. */
+/* @a + @b, or UINT64_MAX if that overflows (only a corrupt reply can). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * The @per_mille percentile of a histogram of @total (> 0) requests, in
+ * microseconds: the upper bound of the bucket that holds the request of
+ * that rank, 2^(i+1) us for bucket i, or the longest latency when that
+ * lies in the same bucket and is lower, as it always is for the last
+ * bucket, which has no upper bound (a longest latency of 0 or too low
+ * for that bucket, as a reset at the same moment may leave, is ignored:
+ * the last bucket then gives 2^RMEM_LAT_BUCKETS us).
+ */
+static uint64_t lat_percentile(const uint64_t *counts, uint64_t total,
+			       uint64_t max_us, unsigned int per_mille)
+{
+	/* ceil(total * per_mille / 1000), without overflow */
+	uint64_t rank = total / 1000 * per_mille +
+			(total % 1000 * per_mille + 999) / 1000;
+	uint64_t seen = 0, low, high;
+	unsigned int i;
+
+	for (i = 0; i < RMEM_LAT_BUCKETS - 1; i++) {
+		seen = add_sat(seen, counts[i]);
+		if (seen >= rank)
+			break;
+	}
+	low = i ? 1ULL << i : 0;
+	high = 1ULL << (i + 1);
+	if (max_us && max_us >= low &&
+	    (max_us < high || i == RMEM_LAT_BUCKETS - 1))
+		return max_us;
+	return high;
+}
+
+/* A latency histogram of a reply. */
+struct dev_lat {
+	uint64_t counts[RMEM_LAT_BUCKETS];
+	uint64_t total;		/* requests: the sum of the counts */
+	uint64_t max_ns;
+	bool has_max;
+};
+
+/*
+ * Take at most RMEM_LAT_BUCKETS buckets, in the order given; missing ones
+ * count 0.  Return: 0, or -1 after printing why.
+ */
+static int dev_parse_lat(const struct nlattr *nest, struct dev_lat *lat)
+{
+	const struct nlattr *tb[RMEM_A_LAT_MAX + 1], *attr;
+	unsigned int n = 0;
+	size_t i;
+
+	memset(lat, 0, sizeof(*lat));
+	if (nl_parse_nested(nest, tb, RMEM_A_LAT_MAX, lat_policy) < 0)
+		return -1;
+	mnl_attr_for_each_nested(attr, nest)
+		if (mnl_attr_get_type(attr) == RMEM_A_LAT_BUCKET &&
+		    n < RMEM_LAT_BUCKETS)
+			lat->counts[n++] = mnl_attr_get_u64(attr);
+	for (i = 0; i < RMEM_LAT_BUCKETS; i++)
+		lat->total = add_sat(lat->total, lat->counts[i]);
+	if (tb[RMEM_A_LAT_MAX_NS]) {
+		lat->max_ns = mnl_attr_get_u64(tb[RMEM_A_LAT_MAX_NS]);
+		lat->has_max = true;
+	}
+	return 0;
+}
+
+/*
+ * A latency histogram, an object @key in "stats", and for one with
+ * requests a text line: percentiles, the longest latency and the number
+ * of requests.
+ */
+static void dev_print_lat(const struct dev_lat *lat, const char *key,
+			  const char *label)
+{
+	uint64_t max_us = lat->max_ns / 1000 + (lat->max_ns % 1000 != 0);
+	char buf[LATENCY_STR_LEN];
+	uint64_t us;
+	size_t i;
+
+	open_json_object(key);
+	open_json_array(PRINT_JSON, "counts");
+	for (i = 0; i < RMEM_LAT_BUCKETS; i++)
+		print_u64(PRINT_JSON, NULL, NULL, lat->counts[i]);
+	close_json_array(PRINT_JSON, NULL);
+	if (lat->total)
+		print_string(PRINT_FP, NULL, NEXT_LINE " %s", label);
+	for (i = 0; i < ARRAY_SIZE(lat_pcts); i++) {
+		if (!lat->total) {
+			/* null: no request, no percentile */
+			print_string(PRINT_JSON, lat_pcts[i].key, NULL, NULL);
+			continue;
+		}
+		us = lat_percentile(lat->counts, lat->total, max_us,
+				    lat_pcts[i].per_mille);
+		print_u64(PRINT_JSON, lat_pcts[i].key, NULL, us);
+		/* one that is the longest latency (in us, rounded up)
+		 * is printed as "max" is */
+		print_string(PRINT_FP, NULL, lat_pcts[i].fmt,
+			     fmt_latency(buf, sizeof(buf),
+					 us == max_us ? lat->max_ns / 1000.0 :
+							(double)us));
+	}
+	if (lat->has_max) {
+		print_u64(PRINT_JSON, "max_ns", NULL, lat->max_ns);
+		if (lat->total)
+			print_string(PRINT_FP, NULL, " max %s",
+				     fmt_latency(buf, sizeof(buf),
+						 lat->max_ns / 1000.0));
+	}
+	if (lat->total)
+		print_u64(PRINT_FP, NULL,
+			  lat->total == 1 ? " (%llu request)" :
+					    " (%llu requests)",
+			  lat->total);
+	close_json_object();
+}
+
+/*
+ * The "stats" object, or the third text line and one more for each
+ * latency histogram with requests (none from a kernel without them).
+ */
 static int dev_print_stats(const struct nlattr *nest)
 {
 	const struct nlattr *tb[RMEM_A_STATS_MAX + 1];
+	struct dev_lat lats[ARRAY_SIZE(dev_lats)];
 	size_t i;
 
 	if (nl_parse_nested(nest, tb, RMEM_A_STATS_MAX, stats_policy) < 0)
 		return -1;
+	for (i = 0; i < ARRAY_SIZE(dev_lats); i++)
+		if (tb[dev_lats[i].type] &&
+		    dev_parse_lat(tb[dev_lats[i].type], &lats[i]) < 0)
+			return -1;
 
 	open_json_object("stats");
 	print_string(PRINT_FP, NULL, "%s", NEXT_LINE);
@@ -130,6 +291,10 @@ static int dev_print_stats(const struct nlattr *nest)
 		if (tb[dev_stats[i].type])
 			print_u64(PRINT_ANY, dev_stats[i].key, dev_stats[i].fmt,
 				  mnl_attr_get_u64(tb[dev_stats[i].type]));
+	for (i = 0; i < ARRAY_SIZE(dev_lats); i++)
+		if (tb[dev_lats[i].type])
+			dev_print_lat(&lats[i], dev_lats[i].key,
+				      dev_lats[i].label);
 	close_json_object();
 	return 0;
 }
@@ -149,7 +314,10 @@ static void print_duration(const char *key, const char *fmt,
 		     fmt_duration(buf, sizeof(buf), ms));
 }
 
-/* One device: up to three lines of text, or one JSON object. */
+/*
+ * One device: up to three lines of text and one per latency histogram
+ * with requests, or one JSON object.
+ */
 static int dev_print(const struct nlattr *nest)
 {
 	const struct nlattr *tb[RMEM_A_DEV_MAX + 1];
@@ -537,10 +705,49 @@ static int dev_show(struct rmemctl *ctl)
 	return rmemctl_list(nl, dev_show_cb, NULL);
 }
 
+/* dev stats reset DEV: the counters and latency histograms from zero. */
+static int dev_stats_reset(struct rmemctl *ctl)
+{
+	const char *name = arg_next(ctl);
+	struct nl *nl;
+
+	if (!name)
+		return arg_missing("device name", dev_usage);
+	if (arg_is_help(name)) {
+		dev_usage(stdout);
+		return 0;
+	}
+	if (arg_end(ctl, dev_usage) < 0)
+		return -1;
+	name = dev_basename(name);
+	if (arg_check_name("device name", name, RMEM_NAME_MAX) < 0)
+		return -1;
+
+	nl = rmemctl_nl(ctl);
+	if (!nl)
+		return -1;
+	nl_nest_end(nl, dev_msg(nl, RMEM_CMD_DEV_STATS_RESET, name));
+	return nl_run_newer(nl, NULL, NULL,
+			    "the loaded rmem module does not know \"dev stats reset\" (it is older than rmemctl)");
+}
+
+static const struct cmd dev_stats_cmds[] = {
+	{ "reset",	dev_stats_reset },
+	{ "help",	dev_help },
+	{ NULL,		NULL }
+};
+
+static int dev_stats_cmd(struct rmemctl *ctl)
+{
+	return cmd_dispatch(ctl, "dev stats command", dev_stats_cmds, NULL,
+			    dev_usage);
+}
+
 static const struct cmd dev_cmds[] = {
 	{ "add",	dev_add },
 	{ "del",	dev_del },
 	{ "show",	dev_show },
+	{ "stats",	dev_stats_cmd },
 	{ "help",	dev_help },
 	{ NULL,		NULL }
 };

@@ -389,10 +389,23 @@ static void nl_perror(const struct nl *nl, const char *what)
 
 int nl_run(struct nl *nl, mnl_cb_t cb, void *data)
 {
+	return nl_run_newer(nl, cb, data, NULL);
+}
+
+/*
+ * A command the family does not have is refused by genetlink itself with
+ * EOPNOTSUPP and no message; rmem's own refusals with it come with one.
+ */
+int nl_run_newer(struct nl *nl, mnl_cb_t cb, void *data, const char *unknown)
+{
 	int ret = nl_exchange(nl, cb, data);
 
-	if (ret < 0 && nl->err.error)
-		nl_perror(nl, NULL);
+	if (ret < 0 && nl->err.error) {
+		if (unknown && nl->err.error == -EOPNOTSUPP && !nl->err.msg[0])
+			pr_err("%s: %s", unknown, strerror(EOPNOTSUPP));
+		else
+			nl_perror(nl, NULL);
+	}
 	return ret;
 }
 

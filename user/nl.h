@@ -89,6 +89,13 @@ int nl_get_addr(const struct nlattr *v4, const struct nlattr *v6,
  */
 int nl_run(struct nl *nl, mnl_cb_t cb, void *data);
 
+/*
+ * nl_run() for a command that older modules do not have: when the kernel
+ * refuses it as unknown (EOPNOTSUPP without a message), print @unknown
+ * and the error instead of the bare error.
+ */
+int nl_run_newer(struct nl *nl, mnl_cb_t cb, void *data, const char *unknown);
+
 /* Wipe the request buffer (it held a key). */
 void nl_wipe(struct nl *nl);
 

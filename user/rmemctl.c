@@ -39,6 +39,7 @@ static void usage(FILE *f)
 		"                       [ name rmemN ]\n"
 		"       rmemctl dev del rmemN [ force ]\n"
 		"       rmemctl dev show [ rmemN ]\n"
+		"       rmemctl dev stats reset rmemN\n"
 		"       rmemctl volume show [ server NAME ]\n"
 		"       rmemctl volume del server NAME volume VOL\n"
 		"       rmemctl key { gen | check FILE | identity }\n"

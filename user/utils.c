@@ -204,6 +204,32 @@ const char *fmt_duration(char *buf, size_t len, uint32_t ms)
 	return buf;
 }
 
+const char *fmt_latency(char *buf, size_t len, double us)
+{
+	static const struct {
+		const char *name;
+		double us;
+	} units[] = {
+		{ "us", 1 },
+		{ "ms", 1e3 },
+		{ "s", 1e6 },
+	};
+	double v = us;
+	size_t i;
+
+	/* the largest unit in which the value rounds to less than 1000 */
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		v = us / units[i].us;
+		if (v < 999.5 || i == ARRAY_SIZE(units) - 1)
+			break;
+	}
+	if (v < 9.95 && (unsigned int)(v * 10 + 0.5) % 10)
+		snprintf(buf, len, "%.1f%s", v, units[i].name);
+	else
+		snprintf(buf, len, "%.0f%s", v, units[i].name);
+	return buf;
+}
+
 const char *fmt_size(char *buf, size_t len, uint64_t bytes)
 {
 	static const char units[] = "KMGT";

@@ -50,6 +50,16 @@ const char *fmt_size(char *buf, size_t len, uint64_t bytes);
 /* Milliseconds as whole seconds when exact ("30s"), else "1500ms". */
 const char *fmt_duration(char *buf, size_t len, uint32_t ms);
 
+/* Longest output of fmt_latency(), with the NUL. */
+#define LATENCY_STR_LEN	24
+
+/*
+ * A latency in microseconds, in us, ms or s: one decimal below 10 and
+ * none from there, without a trailing ".0" ("64us", "1ms", "1.3ms",
+ * "262ms", "8.4s").
+ */
+const char *fmt_latency(char *buf, size_t len, double us);
+
 /* An IPv4 or IPv6 address with a port or a prefix length. */
 struct inet_addr {
 	int family;		/* AF_INET or AF_INET6 */

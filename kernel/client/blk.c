@@ -20,6 +20,8 @@
 
 #include "client.h"
 #include "compat.h"
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 static int rmem_major;
 
@@ -75,14 +77,19 @@ static bool rmem_rq_goes_again(struct rmem_dev *dev, struct request *rq)
  * A request completed successfully: count it, in its queue's CQ context
  * (or a poller's, for a polled queue: those counts may race).
  */
-static void rmem_rq_account(struct rmem_queue *queue, struct request *rq)
+static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
+			    u64 lat_ns)
 {
 	struct rmem_stats *st = &queue->stats;
+	enum rmem_lat_dir d = RMEM_LAT_WRITE;
+	u64 us = div_u64(lat_ns, NSEC_PER_USEC);
+	unsigned int b;
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
 		st->reads++;
 		st->read_bytes += blk_rq_bytes(rq);
+		d = RMEM_LAT_READ;
 		break;
 	case REQ_OP_WRITE:
 		st->writes++;
@@ -92,6 +99,10 @@ static void rmem_rq_account(struct rmem_queue *queue, struct request *rq)
 		st->zeroes++;
 		break;
 	}
+	b = us ? min_t(unsigned int, ilog2(us), RMEM_LAT_BUCKETS - 1) : 0;
+	WRITE_ONCE(st->lat[d][b], st->lat[d][b] + 1);
+	if (lat_ns > st->lat_max_ns[d])
+		WRITE_ONCE(st->lat_max_ns[d], lat_ns);
 }
 
 /*
@@ -125,6 +136,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req, cqe);
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct rmem_queue *queue = cmd->queue;
+	u64 lat_ns = ktime_get_ns() - cmd->start_ns;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -140,7 +152,9 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 		cmd->nr_sgl = 0;
 	}
 	if (!cmd->status)
-		rmem_rq_account(queue, rq);
+		rmem_rq_account(queue, rq, lat_ns);
+	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
+			   blk_status_to_errno(cmd->status));
 	WRITE_ONCE(queue->last_done, jiffies);
 	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
@@ -368,6 +382,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	 */
 	if (!(rq->rq_flags & RQF_DONTPREP)) {
 		cmd->retries = 0;
+		cmd->start_ns = ktime_get_ns();
 		rq->rq_flags |= RQF_DONTPREP;
 	}
 	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
@@ -419,6 +434,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 
 	blk_mq_start_request(rq);
+	trace_rmem_rq_issue(dev->name, queue->index, rq);
 	if (!zero_len) {
 		ret = rmem_map_data(dev, rq, cmd);
 		if (ret)

@@ -20,15 +20,28 @@
 
 #include "auth.h"
 #include "client.h"
+#include "trace.h"
 
 static LIST_HEAD(rmem_devs);
 static DEFINE_MUTEX(rmem_devs_lock);
 static DEFINE_IDA(rmem_ida);
 
+/**
+ * rmem_dev_announce() - a device changed state: trace it, tell "events"
+ * @dev: the device, in its new state
+ *
+ * Context: process context.
+ */
+void rmem_dev_announce(struct rmem_dev *dev)
+{
+	trace_rmem_dev_state(dev->name, READ_ONCE(dev->state));
+	rmem_nl_notify_dev(dev);
+}
+
 static void rmem_dev_set_state(struct rmem_dev *dev, enum rmem_dev_state s)
 {
 	if (xchg(&dev->state, s) != s)
-		rmem_nl_notify_dev(dev);
+		rmem_dev_announce(dev);
 }
 
 static void rmem_dev_free(struct rmem_dev *dev)
@@ -51,7 +64,7 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	kfree(dev->ready);
 	kfree(dev->zero);
 	kfree(dev->ka_buf);
-	kfree(dev->queues);
+	kvfree(dev->queues);
 	if (dev->index >= 0)
 		ida_free(&rmem_ida, dev->index);
 	kfree(dev);
@@ -111,7 +124,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	dev->ctl_cqe.done = rmem_ctl_done;
 	dev->auth_cqe.done = rmem_dev_auth_sent;
 	dev->state = RMEM_DEV_STATE_CONNECTING;
-	dev->queues = kcalloc(RMEM_MAX_DEV_QPS, sizeof(*dev->queues),
+	dev->queues = kvcalloc(RMEM_MAX_DEV_QPS, sizeof(*dev->queues),
 			      GFP_KERNEL);
 	dev->ready = kzalloc(sizeof(*dev->ready), GFP_KERNEL);
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
@@ -216,7 +229,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		dev->cfg.volume[0] ? ", volume " : "", dev->cfg.volume,
 		dev->nr_queues, dev->cfg.queue_depth, dev->chunk_size >> 10,
 		dev->proven ? "authenticated" : "not authenticated");
-	rmem_nl_notify_dev(dev);
+	rmem_dev_announce(dev);
 	if (reply)
 		ret = rmem_nl_put_dev(reply, dev);
 	mutex_unlock(&rmem_devs_lock);
@@ -299,14 +312,10 @@ void rmem_dev_del_all(void)
 	mutex_unlock(&rmem_devs_lock);
 }
 
-/**
- * rmem_dev_stats() - sum the counters of all queues
- * @dev: the device
- * @st: filled in
- */
-void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st)
+/* The counters of all queues and the device, summed, since the attach. */
+static void rmem_dev_stats_sum(struct rmem_dev *dev, struct rmem_stats *st)
 {
-	unsigned int i;
+	unsigned int i, d, b;
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < dev->nr_queues; i++) {
@@ -317,10 +326,81 @@ void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st)
 		st->writes += READ_ONCE(q->writes);
 		st->write_bytes += READ_ONCE(q->write_bytes);
 		st->zeroes += READ_ONCE(q->zeroes);
+		for (d = 0; d < RMEM_LAT_DIRS; d++) {
+			for (b = 0; b < RMEM_LAT_BUCKETS; b++)
+				st->lat[d][b] += READ_ONCE(q->lat[d][b]);
+			st->lat_max_ns[d] = max(st->lat_max_ns[d],
+						READ_ONCE(q->lat_max_ns[d]));
+		}
 	}
 	st->errors = atomic64_read(&dev->errors);
 	st->discards = atomic64_read(&dev->discards);
 	st->discard_bytes = atomic64_read(&dev->discard_bytes);
+}
+
+/* @v minus @base, 0 rather than wrapped (a reset seen half done) */
+static void rmem_stat_sub(u64 *v, u64 base)
+{
+	*v = *v > base ? *v - base : 0;
+}
+
+/**
+ * rmem_dev_stats() - the counters of a device since its last reset
+ * @dev: the device
+ * @st: filled in
+ *
+ * Without rmem_devs_lock (a state notification), a reset at the same
+ * moment may show half done.
+ */
+void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st)
+{
+	const struct rmem_stats *base = &dev->stats_base;
+	unsigned int d, b;
+
+	rmem_dev_stats_sum(dev, st);
+	rmem_stat_sub(&st->reads, base->reads);
+	rmem_stat_sub(&st->read_bytes, base->read_bytes);
+	rmem_stat_sub(&st->writes, base->writes);
+	rmem_stat_sub(&st->write_bytes, base->write_bytes);
+	rmem_stat_sub(&st->zeroes, base->zeroes);
+	rmem_stat_sub(&st->errors, base->errors);
+	rmem_stat_sub(&st->discards, base->discards);
+	rmem_stat_sub(&st->discard_bytes, base->discard_bytes);
+	for (d = 0; d < RMEM_LAT_DIRS; d++)
+		for (b = 0; b < RMEM_LAT_BUCKETS; b++)
+			rmem_stat_sub(&st->lat[d][b], base->lat[d][b]);
+}
+
+/**
+ * rmem_dev_stats_reset() - start a device's counters from zero
+ * @name: the device
+ * @extack: error reporting
+ *
+ * The counters are never written here (their queues update them without
+ * a lock): the sums now become the base later reports subtract.  The
+ * longest latencies are cleared in place; one that a completion sets at
+ * the same moment may survive the reset.
+ *
+ * Return: 0 or -ENODEV.
+ */
+int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
+{
+	struct rmem_dev *dev;
+	unsigned int i, d;
+
+	mutex_lock(&rmem_devs_lock);
+	dev = rmem_dev_find(name);
+	if (!dev) {
+		mutex_unlock(&rmem_devs_lock);
+		NL_SET_ERR_MSG(extack, "no such device");
+		return -ENODEV;
+	}
+	rmem_dev_stats_sum(dev, &dev->stats_base);
+	for (i = 0; i < dev->nr_queues; i++)
+		for (d = 0; d < RMEM_LAT_DIRS; d++)
+			WRITE_ONCE(dev->queues[i].stats.lat_max_ns[d], 0);
+	mutex_unlock(&rmem_devs_lock);
+	return 0;
 }
 
 /**

@@ -85,6 +85,13 @@ enum rmem_cm_why {
 	RMEM_CM_EREPLAY,
 };
 
+/* the two latency histograms of a device: reads, and writes with zeroes */
+enum rmem_lat_dir {
+	RMEM_LAT_READ,
+	RMEM_LAT_WRITE,
+	RMEM_LAT_DIRS
+};
+
 /**
  * struct rmem_stats - I/O counters of one queue (updated in its CQ context)
  * @reads: read requests completed
@@ -97,6 +104,9 @@ enum rmem_cm_why {
  * @discards: discard requests completed (only in a device's sum: counted
  *	in &rmem_dev.discards)
  * @discard_bytes: bytes discarded (likewise)
+ * @lat: latency histograms, reads and writes (&enum rmem_lat_dir), in
+ *	RMEM_LAT_BUCKETS log2 buckets of microseconds (uapi rmem.h)
+ * @lat_max_ns: the longest latency of each, in nanoseconds
  */
 struct rmem_stats {
 	u64 reads;
@@ -107,6 +117,8 @@ struct rmem_stats {
 	u64 errors;
 	u64 discards;
 	u64 discard_bytes;
+	u64 lat[RMEM_LAT_DIRS][RMEM_LAT_BUCKETS];
+	u64 lat_max_ns[RMEM_LAT_DIRS];
 };
 
 /**
@@ -224,6 +236,8 @@ struct rmem_remote_chunk {
  *	wire or failed on it (not those reissued after a reconnect)
  * @discards: discard requests completed (in ->queue_rq(), on any CPU)
  * @discard_bytes: bytes they covered
+ * @stats_base: the sums at the last RMEM_CMD_DEV_STATS_RESET, subtracted
+ *	from every report (rmem_devs_lock)
  */
 struct rmem_dev {
 	struct list_head node;
@@ -289,6 +303,7 @@ struct rmem_dev {
 	atomic64_t errors;
 	atomic64_t discards;
 	atomic64_t discard_bytes;
+	struct rmem_stats stats_base;
 };
 
 /**
@@ -302,6 +317,8 @@ struct rmem_dev {
  * @hard_error: a work request failed because of the request, not the
  *	connection (flush, retries exceeded)
  * @partial: posted only in part: ends when its queue pair is drained
+ * @start_ns: when ->queue_rq() first saw it (ktime_get_ns()), for the
+ *	latency histograms; a reissue keeps it
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
  * @nents: entries ib_dma_map_sg() returned (what the work requests use)
  * @sgl: the request's pages
@@ -316,6 +333,7 @@ struct rmem_req {
 	u8 retries;
 	bool hard_error;
 	bool partial;
+	u64 start_ns;
 	int nr_sgl;
 	int nents;
 	struct scatterlist sgl[RMEM_MAX_SEGS];
@@ -337,6 +355,7 @@ void rmem_dev_leave(struct rmem_dev *dev);
 void rmem_dev_release_ib(struct rmem_dev *dev);
 
 /* client.c */
+void rmem_dev_announce(struct rmem_dev *dev);
 bool rmem_client_ibdev_usable(struct ib_device *ibdev);
 
 /* handshake.c */

@@ -22,6 +22,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "client.h"
+#include "trace.h"
 
 /* Reconnect backoff: first retry, longest wait between attempts. */
 #define RMEM_RECONNECT_MIN	(HZ / 4)
@@ -103,7 +104,7 @@ static unsigned int rmem_dev_lose(struct rmem_dev *dev, bool reconnect)
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms));
 		if (reconnect)
 			queue_delayed_work(rmem_wq, &dev->reconnect_work, 0);
-		rmem_nl_notify_dev(dev);
+		rmem_dev_announce(dev);
 		return RMEM_DEV_STATE_LIVE;
 	}
 	/* only from live: never undo a dev del's "deleting" */
@@ -114,7 +115,7 @@ static unsigned int rmem_dev_lose(struct rmem_dev *dev, bool reconnect)
 	rmem_dev_abort_queues(dev);
 	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
 	       dev->name, &dev->cfg.peer);
-	rmem_nl_notify_dev(dev);
+	rmem_dev_announce(dev);
 	return RMEM_DEV_STATE_LIVE;
 }
 
@@ -130,6 +131,7 @@ static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	rmem_probe_done(&dev->ka);
 	if (wc->status != IB_WC_SUCCESS) {
+		trace_rmem_probe_miss(dev->name, 0, wc->status);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_warn_ratelimited("%s: connection probe failed: %s\n",
 					    dev->name,
@@ -173,6 +175,9 @@ static void rmem_dev_ka_work(struct work_struct *work)
 		qp = queue->cm_id->qp;
 	if (rmem_probe_tick(&dev->ka, qp, dev->cfg.keepalive_ms) ==
 	    RMEM_PROBE_LATE && !rmem_dev_progress(dev, jiffies - window)) {
+		trace_rmem_probe_miss(dev->name,
+				      jiffies_to_msecs(jiffies - dev->ka.sent),
+				      IB_WC_SUCCESS);
 		pr_warn("%s: connection probe unanswered for %u ms\n",
 			dev->name, jiffies_to_msecs(jiffies - dev->ka.sent));
 		rmem_dev_fail(dev);
@@ -362,6 +367,8 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		dev->torn_down = true;
 	}
 	dev->attempts++;
+	trace_rmem_reconnect(dev->name, dev->attempts,
+			     jiffies_to_msecs(jiffies - dev->lost_at));
 	/*
 	 * Swap may be on this device, and its writeback waits for this
 	 * reconnect: reclaim must not wait for it (noio), and the attempt's
@@ -393,7 +400,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts)\n",
 			dev->name, &dev->cfg.peer,
 			jiffies_to_msecs(jiffies - dev->lost_at), dev->attempts);
-		rmem_nl_notify_dev(dev);
+		rmem_dev_announce(dev);
 		return;
 	}
 	rmem_dev_destroy_queues(dev);
@@ -420,7 +427,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	pr_err("%s: %s; the device is dead, I/O fails\n", dev->name,
 	       why ?: "no reconnect within the loss timeout");
 	rmem_dev_resume_io(dev);
-	rmem_nl_notify_dev(dev);
+	rmem_dev_announce(dev);
 }
 
 /*
@@ -453,7 +460,7 @@ static void rmem_dev_deadline_work(struct work_struct *work)
 	pr_err("%s: no reconnect within the loss timeout (%u attempts); the device is dead, I/O fails\n",
 	       dev->name, dev->attempts);
 	rmem_dev_resume_io(dev);
-	rmem_nl_notify_dev(dev);
+	rmem_dev_announce(dev);
 }
 
 /**

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Two VMs: the server VM exports RAM, the client VM attaches it as
 # /dev/rmem0 across the wire; a verified round trip, both sides' views,
-# detach.  "allow" admits the client's address and refuses others.
+# latency histograms and tracepoints under a known delay (netem), detach.  "allow" admits the client's address and refuses others.
 source "$(dirname "$0")/../lib.sh"
 
 lab_start two || exit 1
@@ -26,7 +26,39 @@ check "write 32 MiB, read back identical" vm -t 300 "$C" \
 expect_eq "server sees the client by address, 32 MiB, 2 QPs" "$LAB_ADDR_CLIENT 33554432 2" \
 	json "$S" "j[0]['clients'][0]['addr'].rsplit(':', 1)[0], j[0]['clients'][0]['size'], j[0]['clients'][0]['qps']" server show
 check "client's dev show (text)" vm "$C" "$R dev show | tee /dev/stderr | grep -q 'rmem0: peer $A:7410 size 32M qps 2'"
+
+echo "# latency histograms and tracepoints, with a known delay on the wire"
+T=/sys/kernel/tracing
+check "tracefs, and the rmem events in it" vm "$C" \
+	"{ [ -d $T/events ] || mount -t tracefs nodev $T; } && ls $T/events/rmem | tee /dev/stderr | grep -c '^rmem_' | grep -qx 5"
+check "dev stats reset" vm "$C" "$R dev stats reset rmem0"
+expect_eq "after the reset: no reads, writes or bytes, empty histograms" "0 0 0 0 0" \
+	json "$C" "j[0]['stats']['reads'], j[0]['stats']['writes'], j[0]['stats']['read_bytes'], sum(j[0]['stats']['read_latency']['counts']), sum(j[0]['stats']['write_latency']['counts'])" dev show
+expect_err "stats reset of a device that does not exist" "no such device" "$C" "$R dev stats reset rmem7"
+check "20 reads of 4 KiB (O_DIRECT), no added delay" vm "$C" \
+	"dd if=/dev/rmem0 of=/dev/null bs=4k count=20 iflag=direct status=none"
+# TCG over the UDP wire: about 1 ms for a 4 KiB READ; 16 ms is bucket 14
+expect_eq "the 20 reads, all in buckets under 16 ms" "20 20 0" \
+	json "$C" "j[0]['stats']['reads'], sum(j[0]['stats']['read_latency']['counts'][:14]), sum(j[0]['stats']['read_latency']['counts'][14:])" dev show
+check "10 ms of netem delay on both VMs' wire (20 ms a round trip)" eval \
+	'vm "$C" "modprobe sch_netem; tc qdisc add dev eth0 root netem delay 10ms" && vm "$S" "modprobe sch_netem; tc qdisc add dev eth0 root netem delay 10ms"'
+check "reset, then 20 reads with the delay, traced" vm -t 120 "$C" \
+	"$R dev stats reset rmem0 && echo > $T/trace && echo 1 > $T/events/rmem/rmem_rq_issue/enable && echo 1 > $T/events/rmem/rmem_rq_done/enable && dd if=/dev/rmem0 of=/dev/null bs=4k count=20 skip=100 iflag=direct status=none && echo 0 > $T/events/rmem/rmem_rq_issue/enable && echo 0 > $T/events/rmem/rmem_rq_done/enable"
+# no read can beat the delay (none under 16.4 ms, bucket 14); most land in
+# 16.4-32.8 ms (bucket 14); the longest is at least 20 ms
+expect_eq "the histogram: 20 reads, none under bucket 14, most in it, max >= 20 ms" "20 0 True True" \
+	json "$C" "sum(j[0]['stats']['read_latency']['counts']), sum(j[0]['stats']['read_latency']['counts'][:14]), j[0]['stats']['read_latency']['counts'][14] >= 11, j[0]['stats']['read_latency']['max_ns'] >= 20000000" dev show
+check "dev show -s prints the read latency percentiles" vm "$C" \
+	"$R dev show rmem0 | tee /dev/stderr | grep -q 'read latency: p50 '"
+check "rmem_rq_issue traced each read: device, queue, op, offset, length" vm "$C" \
+	"grep rmem_rq_issue: $T/trace | head -n 2 >&2; [ \$(grep -c 'rmem_rq_issue: rmem0 queue [01] tag [0-9]* read offset [0-9]* len 4096' $T/trace) = 20 ] && grep -q 'rmem_rq_issue: rmem0 .* read offset 409600 len 4096' $T/trace"
+check "rmem_rq_done traced each with its latency (>= 20 ms) and status 0" vm "$C" \
+	"grep rmem_rq_done: $T/trace | head -n 2 >&2; [ \$(grep -c 'rmem_rq_done: rmem0 queue [01] tag [0-9]* read offset [0-9]* len 4096 latency_ns [0-9]* status 0' $T/trace) = 20 ] && ! grep 'rmem_rq_done:' $T/trace | sed 's/.*latency_ns \\([0-9]*\\).*/\\1/' | awk '\$1 < 20000000 { bad = 1 } END { exit !bad }'"
+check "the delay off" eval 'vm "$C" "tc qdisc del dev eth0 root" && vm "$S" "tc qdisc del dev eth0 root"'
+check "rmem_dev_state: enabled for the detach" vm "$C" "echo > $T/trace && echo 1 > $T/events/rmem/rmem_dev_state/enable"
 check "detach" vm "$C" "$R dev del rmem0 && [ ! -e /dev/rmem0 ]"
+check "rmem_dev_state traced the detach" vm "$C" \
+	"cat $T/trace | grep rmem_dev_state >&2; grep -q 'rmem_dev_state: rmem0 state deleting' $T/trace && echo 0 > $T/events/rmem/rmem_dev_state/enable"
 expect_eq "server: no client, nothing used" "0 0" \
 	json "$S" "len(j[0]['clients']), j[0]['used']" server show
 check "server del, unload on both" vm "$S" "$R server del narrow && $R server del mem && rmmod rmem"

@@ -15,7 +15,7 @@ check "baseline: a server and a device" vm "$H" \
 # everything but the I/O counters, which reading the state may not change
 snapshot()
 {
-	lab_exec "$H" "($R -j server show; $R -j dev show; $R -j volume show; ls /dev/rmem*) | sed 's/\"stats\":{[^}]*}//'"
+	lab_exec "$H" "($R -j server show; $R -j dev show; $R -j volume show; ls /dev/rmem*) | python3 -c 'import re, sys; print(re.sub(r\"\\\"stats\\\":\\{([^{}]|\\{[^{}]*\\})*\\}\", \"\", sys.stdin.read()), end=\"\")'"
 }
 before=$(snapshot)
 

@@ -73,6 +73,8 @@ enum rmem_dev_state {
  * @RMEM_CMD_DEV_STATE_NTF: notification on "events": a device changed state
  * @RMEM_CMD_HOST_ADD: let a client host attach to a server with a key (admin)
  * @RMEM_CMD_HOST_DEL: remove a server's host entry (admin)
+ * @RMEM_CMD_DEV_STATS_RESET: start a device's counters and latency
+ *	histograms from zero, rmem 0.11.0 (admin)
  * @__RMEM_CMD_MAX: internal, one past the highest command
  * @RMEM_CMD_MAX: highest command
  */
@@ -89,6 +91,7 @@ enum rmem_cmd {
 	RMEM_CMD_DEV_STATE_NTF,
 	RMEM_CMD_HOST_ADD,
 	RMEM_CMD_HOST_DEL,
+	RMEM_CMD_DEV_STATS_RESET,
 
 	__RMEM_CMD_MAX,
 	RMEM_CMD_MAX = __RMEM_CMD_MAX - 1
@@ -307,6 +310,11 @@ enum rmem_a_dev {
  * @RMEM_A_STATS_DISCARDS: u64, discard requests completed (they send
  *	nothing to the server)
  * @RMEM_A_STATS_DISCARD_BYTES: u64, bytes discarded
+ * @RMEM_A_STATS_READ_LATENCY: nest of &enum rmem_a_lat, the latency
+ *	histogram of reads completed successfully (rmem 0.11.0)
+ * @RMEM_A_STATS_WRITE_LATENCY: nest of &enum rmem_a_lat, the latency
+ *	histogram of writes and write-zeroes completed successfully (rmem
+ *	0.11.0)
  * @__RMEM_A_STATS_MAX: internal, one past the highest stats attribute
  * @RMEM_A_STATS_MAX: highest stats attribute
  */
@@ -321,9 +329,40 @@ enum rmem_a_stats {
 	RMEM_A_STATS_PAD,
 	RMEM_A_STATS_DISCARDS,
 	RMEM_A_STATS_DISCARD_BYTES,
+	RMEM_A_STATS_READ_LATENCY,
+	RMEM_A_STATS_WRITE_LATENCY,
 
 	__RMEM_A_STATS_MAX,
 	RMEM_A_STATS_MAX = __RMEM_A_STATS_MAX - 1
+};
+
+/*
+ * Buckets of a latency histogram: bucket i counts requests that took from
+ * 2^i to 2^(i+1) microseconds, from rmem's first issue of the request to
+ * its completion (a request held across a reconnect counts the wait);
+ * bucket 0 also counts those under 1 us, the last bucket everything from
+ * 2^(RMEM_LAT_BUCKETS-1) us (about 8.4 s) up.
+ */
+#define RMEM_LAT_BUCKETS	24
+
+/**
+ * enum rmem_a_lat - a latency histogram (replies)
+ * @RMEM_A_LAT_UNSPEC: unused
+ * @RMEM_A_LAT_BUCKET: u64, one per bucket, RMEM_LAT_BUCKETS of them in
+ *	bucket order (multi-attr); a reader takes them in the order given
+ * @RMEM_A_LAT_MAX_NS: u64, the longest latency seen, in nanoseconds
+ * @RMEM_A_LAT_PAD: padding for 64-bit attributes
+ * @__RMEM_A_LAT_MAX: internal, one past the highest histogram attribute
+ * @RMEM_A_LAT_MAX: highest histogram attribute
+ */
+enum rmem_a_lat {
+	RMEM_A_LAT_UNSPEC,
+	RMEM_A_LAT_BUCKET,
+	RMEM_A_LAT_MAX_NS,
+	RMEM_A_LAT_PAD,
+
+	__RMEM_A_LAT_MAX,
+	RMEM_A_LAT_MAX = __RMEM_A_LAT_MAX - 1
 };
 
 /**
