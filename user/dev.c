@@ -192,8 +192,8 @@ struct dev_lat {
 };
 
 /*
- * Take at most RMEM_LAT_BUCKETS buckets, in the order given; missing ones
- * count 0.  Return: 0, or -1 after printing why.
+ * Take RMEM_LAT_BUCKETS buckets, in the order given; missing ones count 0,
+ * extra ones count in the last.  Return: 0, or -1 after printing why.
  */
 static int dev_parse_lat(const struct nlattr *nest, struct dev_lat *lat)
 {
@@ -204,10 +204,16 @@ static int dev_parse_lat(const struct nlattr *nest, struct dev_lat *lat)
 	memset(lat, 0, sizeof(*lat));
 	if (nl_parse_nested(nest, tb, RMEM_A_LAT_MAX, lat_policy) < 0)
 		return -1;
+	/* more than we know of (a newer kernel): they are all beyond ours */
 	mnl_attr_for_each_nested(attr, nest)
-		if (mnl_attr_get_type(attr) == RMEM_A_LAT_BUCKET &&
-		    n < RMEM_LAT_BUCKETS)
-			lat->counts[n++] = mnl_attr_get_u64(attr);
+		if (mnl_attr_get_type(attr) == RMEM_A_LAT_BUCKET) {
+			if (n < RMEM_LAT_BUCKETS)
+				lat->counts[n++] = mnl_attr_get_u64(attr);
+			else
+				lat->counts[RMEM_LAT_BUCKETS - 1] =
+					add_sat(lat->counts[RMEM_LAT_BUCKETS - 1],
+						mnl_attr_get_u64(attr));
+		}
 	for (i = 0; i < RMEM_LAT_BUCKETS; i++)
 		lat->total = add_sat(lat->total, lat->counts[i]);
 	if (tb[RMEM_A_LAT_MAX_NS]) {

@@ -101,7 +101,7 @@ static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
 	}
 	b = us ? min_t(unsigned int, ilog2(us), RMEM_LAT_BUCKETS - 1) : 0;
 	WRITE_ONCE(st->lat[d][b], st->lat[d][b] + 1);
-	if (lat_ns > st->lat_max_ns[d])
+	if (lat_ns > READ_ONCE(st->lat_max_ns[d]))
 		WRITE_ONCE(st->lat_max_ns[d], lat_ns);
 }
 
@@ -154,7 +154,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!cmd->status)
 		rmem_rq_account(queue, rq, lat_ns);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
-			   blk_status_to_errno(cmd->status));
+			   cmd->status);
 	WRITE_ONCE(queue->last_done, jiffies);
 	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
@@ -485,6 +485,8 @@ out_unmap:
 		ib_dma_unmap_sg(dev->ibdev, cmd->sgl, cmd->nr_sgl, rq_dma_dir(rq));
 	cmd->nr_sgl = 0;
 out_fail:
+	trace_rmem_rq_done(dev->name, queue->index, rq,
+			   ktime_get_ns() - cmd->start_ns, ret);
 	/* a requeue (BLK_STS_RESOURCE) is not a failed request */
 	if (ret != BLK_STS_RESOURCE)
 		atomic64_inc(&dev->errors);
@@ -528,6 +530,8 @@ static bool rmem_blk_end_partial(struct request *rq, void *data)
 
 	if (cmd->queue == data && READ_ONCE(cmd->partial)) {
 		WRITE_ONCE(cmd->partial, false);
+		trace_rmem_rq_done(cmd->queue->dev->name, cmd->queue->index, rq,
+				   ktime_get_ns() - cmd->start_ns, cmd->status);
 		if (cmd->nr_sgl) {
 			ib_dma_unmap_sg(cmd->queue->dev->ibdev, cmd->sgl,
 					cmd->nr_sgl, rq_dma_dir(rq));

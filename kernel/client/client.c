@@ -125,7 +125,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	dev->auth_cqe.done = rmem_dev_auth_sent;
 	dev->state = RMEM_DEV_STATE_CONNECTING;
 	dev->queues = kvcalloc(RMEM_MAX_DEV_QPS, sizeof(*dev->queues),
-			      GFP_KERNEL);
+			       GFP_KERNEL);
 	dev->ready = kzalloc(sizeof(*dev->ready), GFP_KERNEL);
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
 	dev->ka_buf = kzalloc(sizeof(*dev->ka_buf), GFP_KERNEL);
@@ -381,25 +381,34 @@ void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st)
  * longest latencies are cleared in place; one that a completion sets at
  * the same moment may survive the reset.
  *
- * Return: 0 or -ENODEV.
+ * Return: 0, -ENOMEM or -ENODEV.
  */
 int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
 {
+	struct rmem_stats *base;
 	struct rmem_dev *dev;
 	unsigned int i, d;
 
+	base = kmalloc(sizeof(*base), GFP_KERNEL);
+	if (!base)
+		return -ENOMEM;
 	mutex_lock(&rmem_devs_lock);
 	dev = rmem_dev_find(name);
 	if (!dev) {
 		mutex_unlock(&rmem_devs_lock);
+		kfree(base);
 		NL_SET_ERR_MSG(extack, "no such device");
 		return -ENODEV;
 	}
-	rmem_dev_stats_sum(dev, &dev->stats_base);
+	/* the longest first: a request counted after it is kept whole */
 	for (i = 0; i < dev->nr_queues; i++)
 		for (d = 0; d < RMEM_LAT_DIRS; d++)
 			WRITE_ONCE(dev->queues[i].stats.lat_max_ns[d], 0);
+	/* summed aside, then copied: a notification never sees it zeroed */
+	rmem_dev_stats_sum(dev, base);
+	memcpy(&dev->stats_base, base, sizeof(*base));
 	mutex_unlock(&rmem_devs_lock);
+	kfree(base);
 	return 0;
 }
 

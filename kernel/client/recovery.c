@@ -131,7 +131,8 @@ static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	rmem_probe_done(&dev->ka);
 	if (wc->status != IB_WC_SUCCESS) {
-		trace_rmem_probe_miss(dev->name, 0, wc->status);
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			trace_rmem_probe_miss(dev->name, 0, wc->status);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_warn_ratelimited("%s: connection probe failed: %s\n",
 					    dev->name,
@@ -177,7 +178,7 @@ static void rmem_dev_ka_work(struct work_struct *work)
 	    RMEM_PROBE_LATE && !rmem_dev_progress(dev, jiffies - window)) {
 		trace_rmem_probe_miss(dev->name,
 				      jiffies_to_msecs(jiffies - dev->ka.sent),
-				      IB_WC_SUCCESS);
+				      -1);
 		pr_warn("%s: connection probe unanswered for %u ms\n",
 			dev->name, jiffies_to_msecs(jiffies - dev->ka.sent));
 		rmem_dev_fail(dev);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rmem client tracepoints, under /sys/kernel/tracing/events/rmem/: a
- * request issued and completed, state changes, reconnect attempts and
- * connection probes that went unanswered.  Off, each costs a static
- * branch.
+ * request issued and completed (every issue has its done: a failure in
+ * ->queue_rq() too; a done with an error may be followed by another
+ * issue of the same request, a reissue), state changes, reconnect
+ * attempts and connection probes that failed or went unanswered
+ * (wc_status -1: late).  Off, each costs a static branch.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rmem
@@ -53,7 +55,7 @@ TRACE_EVENT(rmem_rq_issue,
 
 TRACE_EVENT(rmem_rq_done,
 	    TP_PROTO(const char *name, unsigned int queue,
-		     struct request *rq, u64 latency_ns, int status),
+		     struct request *rq, u64 latency_ns, blk_status_t status),
 	    TP_ARGS(name, queue, rq, latency_ns, status),
 	    TP_STRUCT__entry(__array(char, name, RMEM_NAME_MAX)
 			     __field(unsigned int, queue)
@@ -70,12 +72,18 @@ TRACE_EVENT(rmem_rq_done,
 			   __entry->len = blk_rq_bytes(rq);
 			   __entry->tag = rq->tag;
 			   __entry->latency_ns = latency_ns;
-			   __entry->status = status;),
+			   __entry->status = blk_status_to_errno(status);),
 	    TP_printk("%s queue %u tag %d %s offset %llu len %u latency_ns %llu status %d",
 		      __entry->name, __entry->queue, __entry->tag,
 		      rmem_trace_op(__entry->op), __entry->offset,
 		      __entry->len, __entry->latency_ns, __entry->status)
 );
+
+TRACE_DEFINE_ENUM(RMEM_DEV_STATE_CONNECTING);
+TRACE_DEFINE_ENUM(RMEM_DEV_STATE_LIVE);
+TRACE_DEFINE_ENUM(RMEM_DEV_STATE_DEAD);
+TRACE_DEFINE_ENUM(RMEM_DEV_STATE_DELETING);
+TRACE_DEFINE_ENUM(RMEM_DEV_STATE_RECONNECTING);
 
 TRACE_EVENT(rmem_dev_state,
 	    TP_PROTO(const char *name, unsigned int state),
@@ -86,9 +94,12 @@ TRACE_EVENT(rmem_dev_state,
 			   __entry->state = state;),
 	    TP_printk("%s state %s", __entry->name,
 		      __print_symbolic(__entry->state,
-				       { 1, "connecting" }, { 2, "live" },
-				       { 3, "dead" }, { 4, "deleting" },
-				       { 5, "reconnecting" }))
+				       { RMEM_DEV_STATE_CONNECTING, "connecting" },
+				       { RMEM_DEV_STATE_LIVE, "live" },
+				       { RMEM_DEV_STATE_DEAD, "dead" },
+				       { RMEM_DEV_STATE_DELETING, "deleting" },
+				       { RMEM_DEV_STATE_RECONNECTING,
+					 "reconnecting" }))
 );
 
 TRACE_EVENT(rmem_reconnect,
