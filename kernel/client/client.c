@@ -381,22 +381,18 @@ void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st)
  * longest latencies are cleared in place; one that a completion sets at
  * the same moment may survive the reset.
  *
- * Return: 0, -ENOMEM or -ENODEV.
+ * Return: 0 or -ENODEV.
  */
 int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
 {
-	struct rmem_stats *base;
+	struct rmem_stats base;
 	struct rmem_dev *dev;
 	unsigned int i, d;
 
-	base = kmalloc(sizeof(*base), GFP_KERNEL);
-	if (!base)
-		return -ENOMEM;
 	mutex_lock(&rmem_devs_lock);
 	dev = rmem_dev_find(name);
 	if (!dev) {
 		mutex_unlock(&rmem_devs_lock);
-		kfree(base);
 		NL_SET_ERR_MSG(extack, "no such device");
 		return -ENODEV;
 	}
@@ -405,10 +401,9 @@ int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
 		for (d = 0; d < RMEM_LAT_DIRS; d++)
 			WRITE_ONCE(dev->queues[i].stats.lat_max_ns[d], 0);
 	/* summed aside, then copied: a notification never sees it zeroed */
-	rmem_dev_stats_sum(dev, base);
-	memcpy(&dev->stats_base, base, sizeof(*base));
+	rmem_dev_stats_sum(dev, &base);
+	dev->stats_base = base;
 	mutex_unlock(&rmem_devs_lock);
-	kfree(base);
 	return 0;
 }
 
