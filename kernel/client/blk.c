@@ -166,8 +166,13 @@ static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req,
 					    err_cqe);
 
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err_ratelimited("%s: RDMA work request failed: %s\n",
+					   cmd->queue->dev->name,
+					   ib_wc_status_msg(wc->status));
 		rmem_rdma_failed(cmd, wc->status);
+	}
 }
 
 /*

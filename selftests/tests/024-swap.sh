@@ -57,7 +57,7 @@ S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 # report ever names rxe_requester, as one did on the debug kernel's 6.1)
 rxe_counters()
 {
-	echo "# rxe $1 ($2): $(lab_exec "$2" "cd /sys/class/infiniband/rxe0/ports/1/hw_counters && for f in completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request send_rnr_err; do printf '%s=%s ' \$f \$(cat \$f); done" 2>/dev/null)"
+	echo "# rxe $1 ($2): $(lab_exec "$2" "cd /sys/class/infiniband/rxe0/ports/1/hw_counters && for f in completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request send_rnr_err rcvd_rnr_err send_err; do printf '%s=%s ' \$f \$(cat \$f); done" 2>/dev/null)"
 }
 
 # swapload NAME ARGS: run the workload in the client, print its result line.
