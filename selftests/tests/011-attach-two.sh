@@ -9,11 +9,12 @@ source "$(dirname "$0")/../lib.sh"
 lab_start two || exit 1
 S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 
-# an RC ack timeout of 0.5 s (exponent 17, not rxe's 67 ms): the netem
-# delay below must not make rxe retry (its retried READs are the debug
-# lane's known warning, and a reconnect would spoil the counts)
-check "rmem.ko loads on the server" vm "$S" "insmod $RMEM_KO ack_timeout=17"
-check "rmem.ko loads on the client" vm "$C" "insmod $RMEM_KO ack_timeout=17"
+# an RC ack timeout of 1.07 s (exponent 18, not rxe's 67 ms): the netem
+# delay below (at most 0.3 s a round trip) must not make rxe retry (its
+# retried READs are the debug lane's known warning, and a reconnect would
+# spoil the counts)
+check "rmem.ko loads on the server" vm "$S" "insmod $RMEM_KO ack_timeout=18"
+check "rmem.ko loads on the client" vm "$C" "insmod $RMEM_KO ack_timeout=18"
 check "server add, allowing the client's /32 and a /24" vm "$S" \
 	"$R server add name mem listen $A size 128M allow $LAB_ADDR_CLIENT/32 allow 10.9.8.0/24"
 check "a server allowing only another address" vm "$S" \
@@ -41,28 +42,41 @@ expect_eq "after the reset: no reads, writes or bytes, empty histograms, no long
 expect_err "stats reset of a device that does not exist" "no such device" "$C" "$R dev stats reset rmem7"
 check "20 reads of 4 KiB (O_DIRECT), no added delay" vm "$C" \
 	"dd if=/dev/rmem0 of=/dev/null bs=4k count=20 iflag=direct status=none"
-# TCG over the UDP wire: about 1 ms for a 4 KiB READ; 16.4 ms starts
-# bucket 14 (a stall of the emulator may put one or two there)
-expect_eq "the 20 reads counted, 18 or more under 16.4 ms" "20 20 True" \
-	json "$C" "j[0]['stats']['reads'], sum(j[0]['stats']['read_latency']['counts']), sum(j[0]['stats']['read_latency']['counts'][:14]) >= 18" dev show
-check "10 ms of netem delay on both VMs' wire (20 ms a round trip)" eval \
-	'vm "$C" "modprobe sch_netem; tc qdisc add dev eth0 root netem delay 10ms" && vm "$S" "modprobe sch_netem; tc qdisc add dev eth0 root netem delay 10ms"'
+# Bucket i holds latencies from 2^i us.  TCG over the UDP wire: about
+# 1 ms for a 4 KiB READ on a Debian kernel, tens of ms on the debug one
+# (KASAN, lockdep).  BASE: the bucket holding the 18th fastest read (an
+# emulator stall may slow one or two); the delay then puts every request
+# at least two buckets above, in bucket B (14 to 18: 16.4 to 262 ms) or
+# the next: each direction gets 1.1 x 2^(B-1) us, so a round trip takes more
+# than 2^B us and, with the request's own time (under 2^(BASE+1) us),
+# less than 2^(B+2).
+expect_eq "the 20 reads counted" "20 20" \
+	json "$C" "j[0]['stats']['reads'], sum(j[0]['stats']['read_latency']['counts'])" dev show
+BASE=$(json "$C" "next(i for i in range(24) if sum(j[0]['stats']['read_latency']['counts'][:i + 1]) >= 18)" dev show)
+B=$((BASE + 2))
+[ "$B" -ge 14 ] || B=14
+[ "$B" -le 18 ] || B=18
+D_US=$(((1 << (B - 1)) * 11 / 10))
+echo "# 18 of 20 reads in buckets up to $BASE: a delay of $D_US us each way puts them in bucket $B or $((B + 1))"
+check "$D_US us of netem delay on both VMs' wire" eval \
+	'vm "$C" "modprobe sch_netem; tc qdisc add dev eth0 root netem delay ${D_US}us" && vm "$S" "modprobe sch_netem; tc qdisc add dev eth0 root netem delay ${D_US}us"'
 check "reset, then 20 reads with the delay, traced" vm -t 120 "$C" \
 	"$R dev stats reset rmem0 && echo > $T/trace && echo 1 > $T/events/rmem/rmem_rq_issue/enable && echo 1 > $T/events/rmem/rmem_rq_done/enable && dd if=/dev/rmem0 of=/dev/null bs=4k count=20 skip=100 iflag=direct status=none && echo 0 > $T/events/rmem/rmem_rq_issue/enable && echo 0 > $T/events/rmem/rmem_rq_done/enable"
 check "then 10 writes of 4 KiB with the delay" vm -t 120 "$C" \
 	"head -c 40960 /dev/urandom > /tmp/w && dd if=/tmp/w of=/dev/rmem0 bs=4k count=10 seek=200 oflag=direct status=none"
-# no request can beat the delay (none under 16.4 ms, where bucket 14
-# starts); most land in 16.4-65.5 ms (buckets 14 and 15)
-expect_eq "read histogram: 20, none under bucket 14, most in 14-15, max >= 20 ms" "20 0 True True" \
-	json "$C" "sum(j[0]['stats']['read_latency']['counts']), sum(j[0]['stats']['read_latency']['counts'][:14]), sum(j[0]['stats']['read_latency']['counts'][14:16]) >= 11, j[0]['stats']['read_latency']['max_ns'] >= 20000000" dev show
-expect_eq "write histogram: 10, none under bucket 14, most in 14-15" "10 0 True" \
-	json "$C" "sum(j[0]['stats']['write_latency']['counts']), sum(j[0]['stats']['write_latency']['counts'][:14]), sum(j[0]['stats']['write_latency']['counts'][14:16]) >= 6" dev show
+# no request can beat the delay (none under bucket B); most land in
+# buckets B and B + 1
+RT_NS=$((2 * D_US * 1000))
+expect_eq "read histogram: 20, none under bucket $B, most in $B-$((B + 1)), max >= $RT_NS ns" "20 0 True True" \
+	json "$C" "sum(j[0]['stats']['read_latency']['counts']), sum(j[0]['stats']['read_latency']['counts'][:$B]), sum(j[0]['stats']['read_latency']['counts'][$B:$((B + 2))]) >= 11, j[0]['stats']['read_latency']['max_ns'] >= $RT_NS" dev show
+expect_eq "write histogram: 10, none under bucket $B, most in $B-$((B + 1))" "10 0 True" \
+	json "$C" "sum(j[0]['stats']['write_latency']['counts']), sum(j[0]['stats']['write_latency']['counts'][:$B]), sum(j[0]['stats']['write_latency']['counts'][$B:$((B + 2))]) >= 6" dev show
 check "dev show prints the read and write latency percentiles" vm "$C" \
 	"$R dev show rmem0 | tee /dev/stderr | grep -q 'read latency: p50 .* (20 requests)' && $R dev show rmem0 | grep -q 'write latency: p50 .* (10 requests)'"
 check "rmem_rq_issue traced each read: device, queue, op, offset, length" vm "$C" \
 	"grep rmem_rq_issue: $T/trace | head -n 2 >&2; [ \$(grep -c 'rmem_rq_issue: rmem0 queue [01] tag [0-9]* read offset [0-9]* len 4096' $T/trace) = 20 ] && grep -q 'rmem_rq_issue: rmem0 .* read offset 409600 len 4096' $T/trace"
-check "rmem_rq_done traced each with its latency (>= 20 ms) and status 0" vm "$C" \
-	"grep rmem_rq_done: $T/trace | head -n 2 >&2; [ \$(grep -c 'rmem_rq_done: rmem0 queue [01] tag [0-9]* read offset [0-9]* len 4096 latency_ns [0-9]* status 0' $T/trace) = 20 ] && ! grep 'rmem_rq_done:' $T/trace | sed 's/.*latency_ns \\([0-9]*\\).*/\\1/' | awk '\$1 < 20000000 { bad = 1 } END { exit !bad }'"
+check "rmem_rq_done traced each with its latency (>= $RT_NS ns) and status 0" vm "$C" \
+	"grep rmem_rq_done: $T/trace | head -n 2 >&2; [ \$(grep -c 'rmem_rq_done: rmem0 queue [01] tag [0-9]* read offset [0-9]* len 4096 latency_ns [0-9]* status 0' $T/trace) = 20 ] && ! grep 'rmem_rq_done:' $T/trace | sed 's/.*latency_ns \\([0-9]*\\).*/\\1/' | awk '\$1 < $RT_NS { bad = 1 } END { exit !bad }'"
 check "the 10 writes read back (after the counts: this reads)" vm -t 120 "$C" \
 	"cmp -n 40960 -i 0:819200 /tmp/w /dev/rmem0"
 check "the delay off" eval 'vm "$C" "tc qdisc del dev eth0 root" && vm "$S" "tc qdisc del dev eth0 root"'
