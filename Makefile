@@ -7,7 +7,8 @@
 #   make deps       install what is missing (Debian 12 packages)
 #   make check      deps + build + boot the lab + run every selftest
 #   make check-debug the same on a KASAN/lockdep/kmemleak kernel built from
-#                   linux-source-6.1 (cached), plus the fault-injection tests
+#                   linux-source-6.12 (DEBUG_KERNEL=6.1: 6.1; cached), plus
+#                   the fault-injection tests
 #   make demo       the main job step by step in the two-host lab
 #   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both)
 #   make bench-swap swap on rmem vs nvme-rdma vs zram vs brd under pressure

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # debug-kernel.sh: build (once, then reuse) the kernel make check-debug boots:
-# Debian's linux-source-VERSION (6.1 or 6.12) configured as x86_64_defconfig
+# Debian's linux-source-VERSION (6.12 or 6.1) configured as x86_64_defconfig
 # + kvm_guest.config + scripts/debug-kernel.config (KASAN, lockdep, kmemleak,
 # fault injection, everything the lab needs built in).
 #
 #   scripts/debug-kernel.sh [VERSION]         build if not cached; print the
-#                                             cache dir (VERSION: 6.1)
+#                                             cache dir (VERSION: 6.12)
 #   scripts/debug-kernel.sh --path [VERSION]  print the cache dir only
 #
 # The cache dir holds:  tree/ (configured, built tree: KDIR for rmem.ko),
@@ -24,7 +24,7 @@ RECIPE=1
 FRAG=$REPO/scripts/debug-kernel.config
 path_only=
 [ "${1:-}" != --path ] || { path_only=1; shift; }
-V=${1:-6.1}
+V=${1:-6.12}
 case "$V" in
 6.1 | 6.12) ;;
 *) echo "debug-kernel: no debug lane for '$V' (6.1 or 6.12)" >&2; exit 1 ;;

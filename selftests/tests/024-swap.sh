@@ -52,7 +52,8 @@ LOAD=$REPO/selftests/bin/rmem_swapload
 lab_start two || exit 1
 S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 
-# rxe_counters WHEN VM: print Soft-RoCE's retry counters of VM (no check:
+# rxe_counters WHEN VM: print Soft-RoCE's retry and error counters of VM
+# (send_err: a failed transmit, which breaks the queue pair; no check:
 # the record that tells an rxe retry race from an rmem defect if a KASAN
 # report ever names rxe_requester, as one did on the debug kernel's 6.1)
 rxe_counters()
@@ -110,6 +111,7 @@ check "swap was used: at least the set went out to rmem0" vm "$C" \
 	"[ \$(awk '/^pswpout/ {print \$2}' /proc/vmstat) -ge $((A_MIB * 256)) ]"
 check "swapoff brings every page back, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
 rxe_counters "after A" "$C"
+rxe_counters "after A" "$S"
 
 echo "# B: two queue pairs; the server's link drops for 6 s during the workload"
 check "attach qps 2, swapon" vm -t 120 "$C" \
