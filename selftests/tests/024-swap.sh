@@ -35,20 +35,10 @@ CG=
 # holds it to 96 MiB, not because the VM is out of memory: rmem's swap path
 # still runs under reclaim (and KASAN/lockdep), while rxe keeps its atomic
 # reserve.  Less work: 256 MiB, still ~3x the workload's RAM.
-#
-# And an RC ack timeout of 1.07 s (ack_timeout=18) rather than rxe's 67 ms
-# there: under KASAN a queue pair's own completer falls that far behind, so
-# the retransmit timer fires on the client's slowness, not on a loss, and
-# each retry has the server resend every READ outstanding.  Twice in three
-# runs phase A then ended in a storm of retries and connection losses,
-# with 430 MB of received rxe packets (kmalloc-8k) queued in the client,
-# and the OOM killer.
-MODARGS=
 if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
 	SET_MIB=${RMEM_SWAP_SET_MIB:-256}
 	LAB_MEM_CLIENT=768
 	CG=/sys/fs/cgroup/swaptest
-	MODARGS=ack_timeout=18
 fi
 # RUNIN: the prefix that puts the shell running the workload into the
 # cgroup, if any ("echo 0" moves the writer itself)
@@ -98,8 +88,8 @@ clean_log()
 	return 1
 }
 
-vm "$S" "insmod $RMEM_KO $MODARGS" || exit 1
-vm "$C" "insmod $RMEM_KO $MODARGS" || exit 1
+rmem_load "$S" || exit 1
+rmem_load "$C" || exit 1
 check "client VM has ${LAB_MEM_CLIENT} MiB" vm "$C" \
 	"[ \$(awk '/^MemTotal:/ {print int(\$2 / 1024)}' /proc/meminfo) -le $LAB_MEM_CLIENT ]"
 # swap.rst's recipe: a 16 MiB free reserve, so the network stack's atomic
