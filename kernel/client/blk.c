@@ -115,6 +115,12 @@ static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
  */
 static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
 {
+	if (status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("%s: RDMA %s failed: %s\n",
+				   cmd->queue->dev->name,
+				   rq_data_dir(blk_mq_rq_from_pdu(cmd)) ?
+				   "write" : "read",
+				   ib_wc_status_msg(status));
 	cmd->status = BLK_STS_IOERR;
 	switch (status) {
 	case IB_WC_WR_FLUSH_ERR:
@@ -138,14 +144,8 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmem_queue *queue = cmd->queue;
 	u64 lat_ns = ktime_get_ns() - cmd->start_ns;
 
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_err_ratelimited("%s: RDMA %s failed: %s\n",
-					   queue->dev->name,
-					   rq_data_dir(rq) ? "write" : "read",
-					   ib_wc_status_msg(wc->status));
+	if (unlikely(wc->status != IB_WC_SUCCESS))
 		rmem_rdma_failed(cmd, wc->status);
-	}
 	if (cmd->nr_sgl) {
 		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nr_sgl,
 				rq_dma_dir(rq));
@@ -166,13 +166,8 @@ static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req,
 					    err_cqe);
 
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_err_ratelimited("%s: RDMA work request failed: %s\n",
-					   cmd->queue->dev->name,
-					   ib_wc_status_msg(wc->status));
+	if (wc->status != IB_WC_SUCCESS)
 		rmem_rdma_failed(cmd, wc->status);
-	}
 }
 
 /*
