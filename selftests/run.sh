@@ -106,6 +106,13 @@ run_group()
 			echo "${ind}not ok $n $name"; fail=$((fail + 1)); bad=1 ;;
 		*) echo "${ind}not ok $n $name"; fail=$((fail + 1)); bad=1 ;;
 		esac
+		# a failed test's FAIL lines again at the end of the run (CI
+		# shows the tail of a long log; the middle may be cut)
+		case $rc in 0 | 4) ;; *)
+			{ grep -h "FAIL" "$out" | head -n 8 || true
+			  case $rc in 124|137) echo "timed out after ${limit}s" ;; esac
+			} | sed "s/^[# ]*/# recap: ${LAB_KERNEL:-every kernel} $name: /" >> "$recap" ;;
+		esac
 	done
 	rm -f "$out"
 	return $bad
@@ -141,6 +148,7 @@ groups=0
 echo "KTAP version 1"
 echo "1..$groups"
 pass=0 fail=0 skip=0 emu=0 g=0
+recap=$(mktemp) || exit 1
 start=$SECONDS
 if [ ${#per_kernel[@]} -gt 0 ]; then
 	for k in "${kernels[@]}"; do
@@ -162,6 +170,8 @@ if [ ${#once[@]} -gt 0 ]; then
 		echo "not ok $g machine"
 	fi
 fi
+[ -s "$recap" ] && cat "$recap"
+rm -f "$recap"
 echo "# total time $((SECONDS - start))s"
 echo "# emulator faults (tests run again): $emu"
 echo "$pass passed, $fail failed, $skip skipped"
