@@ -59,6 +59,11 @@ S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 rxe_counters()
 {
 	echo "# rxe $1 ($2): $(lab_exec "$2" "cd /sys/class/infiniband/rxe0/ports/1/hw_counters && for f in completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request send_rnr_err rcvd_rnr_err send_err; do printf '%s=%s ' \$f \$(cat \$f); done" 2>/dev/null)"
+	# with slub_debug=U,kmalloc-8k on the kernel command line (LAB_APPEND),
+	# the biggest allocation sites of that cache: the debug lane's open
+	# swap failure filled it
+	lab_exec "$2" "f=/sys/kernel/slab/kmalloc-8k/alloc_calls; [ -r \$f ] && sort -rn \$f | head -n 8" 2>/dev/null | sed "s/^/# kmalloc-8k $1 ($2): /"
+	true
 }
 
 # swapload NAME ARGS: run the workload in the client, print its result line.
