@@ -63,6 +63,8 @@ rxe_counters()
 	# the biggest allocation sites of that cache: the debug lane's open
 	# swap failure filled it
 	lab_exec "$2" "f=/sys/kernel/slab/kmalloc-8k/alloc_calls; [ -r \$f ] && sort -rn \$f | head -n 8" 2>/dev/null | sed "s/^/# kmalloc-8k $1 ($2): /"
+	# and then the slab's size and the queue pairs' state and PSNs
+	lab_exec "$2" "f=/sys/kernel/slab/kmalloc-8k/alloc_calls; [ -r \$f ] && grep '^kmalloc-8k ' /proc/slabinfo && rdma -d res show qp" 2>/dev/null | sed "s/^/# kmalloc-8k $1 ($2): /"
 	true
 }
 
