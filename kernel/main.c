@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
 #include <rdma/rdma_cm.h>
@@ -62,6 +63,16 @@ module_param_named(loss_timeout_ms, rmem_loss_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(loss_timeout_ms,
 		 "Default time a device keeps reconnecting, holding I/O, before it fails (ms)");
 
+/*
+ * Over a link that drops packets (RoCE without PFC, a congested fabric,
+ * Soft-RoCE over a plain network) one lost packet costs the rest of its
+ * RDMA READ and every READ behind it: bounded READs bound that.
+ */
+unsigned int rmem_read_split_kb = 128;
+module_param_named(read_split_kb, rmem_read_split_kb, uint, 0444);
+MODULE_PARM_DESC(read_split_kb,
+		 "Default KiB one RDMA READ of a new device moves at most (64-1024, a power of two; 0: no limit)");
+
 struct workqueue_struct *rmem_wq;
 
 /**
@@ -88,7 +99,11 @@ static int __init rmem_init(void)
 	    rmem_ack_timeout < -1 || rmem_ack_timeout > 31 ||
 	    rmem_keepalive_ms > RMEM_MAX_KEEPALIVE_MS ||
 	    (rmem_keepalive_ms && rmem_keepalive_ms < RMEM_MIN_KEEPALIVE_MS) ||
-	    rmem_loss_timeout_ms > RMEM_MAX_LOSS_TIMEOUT_MS) {
+	    rmem_loss_timeout_ms > RMEM_MAX_LOSS_TIMEOUT_MS ||
+	    (rmem_read_split_kb &&
+	     (!is_power_of_2(rmem_read_split_kb) ||
+	      rmem_read_split_kb < RMEM_MIN_READ_SPLIT / SZ_1K ||
+	      rmem_read_split_kb > RMEM_MAX_READ_SPLIT / SZ_1K))) {
 		pr_err("invalid module parameter\n");
 		return -EINVAL;
 	}

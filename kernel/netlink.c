@@ -71,6 +71,7 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_POLL_QPS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_KEEPALIVE_MS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = { .type = NLA_U32 },
+	[RMEM_A_DEV_READ_SPLIT] = { .type = NLA_U32 },
 	[RMEM_A_DEV_FORCE] = { .type = NLA_FLAG },
 	[RMEM_A_DEV_HOST_ID] = { .type = NLA_NUL_STRING, .len = RMEM_HOST_ID_MAX - 1 },
 	[RMEM_A_DEV_KEY] = NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN),
@@ -717,6 +718,16 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_LOSS_TIMEOUT_MS],
 				    "loss timeout must be at most 1 hour");
 		return -ERANGE;
+	}
+	cfg->read_split = tb[RMEM_A_DEV_READ_SPLIT] ?
+		nla_get_u32(tb[RMEM_A_DEV_READ_SPLIT]) :
+		rmem_read_split_kb * SZ_1K;
+	if (cfg->read_split && (!is_power_of_2(cfg->read_split) ||
+				cfg->read_split < RMEM_MIN_READ_SPLIT ||
+				cfg->read_split > RMEM_MAX_READ_SPLIT)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_READ_SPLIT],
+				    "read split must be 0 (none) or a power of two from 64 KiB to 1 MiB");
+		return -EINVAL;
 	}
 	if (tb[RMEM_A_DEV_POLL_QPS]) {
 		cfg->nr_poll_qps = nla_get_u32(tb[RMEM_A_DEV_POLL_QPS]);

@@ -331,6 +331,7 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 			dev->cfg.loss_timeout_ms) ||
 	    nla_put_u32(skb, RMEM_A_DEV_RECONNECTS, READ_ONCE(dev->reconnects)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
+	    nla_put_u32(skb, RMEM_A_DEV_READ_SPLIT, dev->cfg.read_split) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, READ_ONCE(dev->state)) ||
 	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->server_id),
 		    dev->server_id) ||

@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
+#include <linux/sizes.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
 #include <linux/rmem.h>
@@ -24,6 +25,7 @@ extern unsigned int rmem_default_queue_depth;
 extern unsigned int rmem_default_mr_size_mb;
 extern unsigned int rmem_connect_timeout_ms;
 extern int rmem_ack_timeout;
+extern unsigned int rmem_read_split_kb;
 extern unsigned long long rmem_fault_sector;
 extern unsigned int rmem_fault_ready_delay_ms;
 extern unsigned int rmem_keepalive_ms;
@@ -35,6 +37,12 @@ extern unsigned int rmem_loss_timeout_ms;
 #define RMEM_KA_MISSES			3
 #define RMEM_MAX_KEEPALIVE_MS		60000
 #define RMEM_MAX_LOSS_TIMEOUT_MS	3600000
+/*
+ * Bytes one RDMA READ moves at most (read-split): 0 for no limit, or a
+ * power of two in this range.
+ */
+#define RMEM_MIN_READ_SPLIT		SZ_64K
+#define RMEM_MAX_READ_SPLIT		SZ_1M
 
 /* Long-running work of both roles: session setup, teardown, errors. */
 extern struct workqueue_struct *rmem_wq;
@@ -96,6 +104,7 @@ struct rmem_host_cfg {
  * @nr_poll_qps: extra polled queue pairs (HCTX_TYPE_POLL), 0 for none
  * @keepalive_ms: connection probe interval, 0 for none
  * @loss_timeout_ms: reconnect for this long before failing I/O, 0: fail
+ * @read_split: bytes one RDMA READ moves at most, 0 for no limit
  * @host_id: this host's identity, empty for none
  * @key: the host key, if @has_key
  * @has_key: authenticate with @key
@@ -110,6 +119,7 @@ struct rmem_dev_cfg {
 	unsigned int nr_poll_qps;
 	unsigned int keepalive_ms;
 	unsigned int loss_timeout_ms;
+	unsigned int read_split;
 	char host_id[RMEM_HOST_ID_MAX];
 	u8 key[RMEM_KEY_LEN];
 	bool has_key;

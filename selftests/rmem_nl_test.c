@@ -502,6 +502,21 @@ TEST_F(rmem, dev_add_loss_timeout_too_long)
 	EXPECT_EQ(RMEM_A_DEV_LOSS_TIMEOUT_MS, self->rep.bad_type);
 }
 
+TEST_F(rmem, dev_add_read_split_not_power_of_two)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+				     RMEM_A_DEV);
+
+	put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+	mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+	mnl_attr_put_u32(self->req.nlh, RMEM_A_DEV_READ_SPLIT, 96 << 10);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("read split must be 0 (none) or a power of two from 64 KiB to 1 MiB",
+		     self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_READ_SPLIT, self->rep.bad_type);
+}
+
 TEST_F(rmem, dev_add_two_address_families)
 {
 	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,

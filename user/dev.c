@@ -26,6 +26,7 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_VOLUME] = MNL_TYPE_NUL_STRING,
 	[RMEM_A_DEV_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_QUEUE_DEPTH] = MNL_TYPE_U32,
+	[RMEM_A_DEV_READ_SPLIT] = MNL_TYPE_U32,
 	[RMEM_A_DEV_POLL_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_KEEPALIVE_MS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = MNL_TYPE_U32,
@@ -118,6 +119,7 @@ static void dev_usage(FILE *f)
 		"Usage: rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
+		"                       [ read-split SIZE | read-split off ]\n"
 		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
@@ -360,6 +362,15 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_QUEUE_DEPTH])
 		print_uint(PRINT_ANY, "queue_depth", " queue-depth %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_QUEUE_DEPTH]));
+	if (tb[RMEM_A_DEV_READ_SPLIT]) {
+		uint32_t split = mnl_attr_get_u32(tb[RMEM_A_DEV_READ_SPLIT]);
+
+		if (split || is_json_context())
+			print_size(PRINT_ANY, "read_split", " read-split %s",
+				   split);
+		else
+			print_string(PRINT_FP, NULL, "%s", " read-split off");
+	}
 	if (tb[RMEM_A_DEV_KEEPALIVE_MS])
 		print_duration("keepalive_ms", " keepalive %s",
 			       tb[RMEM_A_DEV_KEEPALIVE_MS]);
@@ -503,9 +514,29 @@ static int dev_add_auth(const char *host, const char *key_file,
 	return 0;
 }
 
+/* "off" (or 0) for no split, else a size the kernel checks further */
+static int parse_read_split(const char *val, uint32_t *split)
+{
+	uint64_t size;
+
+	if (!strcmp(val, "off") || !strcmp(val, "0")) {
+		*split = 0;
+		return 0;
+	}
+	if (parse_size(val, &size) < 0)
+		return -1;
+	if (size > UINT32_MAX) {
+		pr_err("read-split %s: too large (at most 1M)", val);
+		return -1;
+	}
+	*split = size;
+	return 0;
+}
+
 /*
  * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N] [poll-qps N]
- *	[queue-depth N] [keepalive TIME] [loss-timeout TIME] [host ID]
+ *	[queue-depth N] [keepalive TIME] [loss-timeout TIME]
+ *	[read-split SIZE|off] [host ID]
  *	[key-file FILE | key-desc DESC] [name DEV]
  */
 static int dev_add(struct rmemctl *ctl)
@@ -514,10 +545,12 @@ static int dev_add(struct rmemctl *ctl)
 	bool has_qps = false, has_depth = false, has_name = false;
 	bool has_poll = false, has_keepalive = false, has_loss = false;
 	bool has_host = false, has_key_file = false, has_key_desc = false;
+	bool has_split = false;
 	const char *volume = NULL, *name = NULL, *word, *val;
 	const char *host = NULL, *key_file = NULL, *key_desc = NULL;
 	struct dev_add_ctx ctx = { 0 };
 	uint32_t qps = 0, depth = 0, poll_qps = 0, keepalive = 0, loss = 0;
+	uint32_t split = 0;
 	char id[RMEM_HOST_ID_MAX];
 	uint8_t key[RMEM_KEY_LEN];
 	struct inet_addr peer;
@@ -567,6 +600,10 @@ static int dev_add(struct rmemctl *ctl)
 			val = arg_value(ctl, word, &has_loss);
 			if (!val || parse_duration(val, "loss-timeout",
 						   &loss) < 0)
+				return -1;
+		} else if (!strcmp(word, "read-split")) {
+			val = arg_value(ctl, word, &has_split);
+			if (!val || parse_read_split(val, &split) < 0)
 				return -1;
 		} else if (!strcmp(word, "name")) {
 			name = arg_value(ctl, word, &has_name);
@@ -623,6 +660,8 @@ static int dev_add(struct rmemctl *ctl)
 		nl_put_u32(nl, RMEM_A_DEV_KEEPALIVE_MS, keepalive);
 	if (has_loss)
 		nl_put_u32(nl, RMEM_A_DEV_LOSS_TIMEOUT_MS, loss);
+	if (has_split)
+		nl_put_u32(nl, RMEM_A_DEV_READ_SPLIT, split);
 	if (id[0])
 		nl_put_strz(nl, RMEM_A_DEV_HOST_ID, id);
 	if (has_key)

@@ -29,13 +29,14 @@ static int rmem_major;
  * rmem_blk_send_wrs() - send queue depth a queue pair needs
  * @dev: the device, its queue depth and RDMA device fixed
  *
- * Return: work requests: every request may post RMEM_WRS_PER_RQ, one more
- * where it crosses a chunk boundary and, on Soft-RoCE, a READ's tail;
- * plus one for control messages.
+ * Return: work requests: every request may post rmem_wrs_per_rq() (its
+ * data, more where READs are split, and on Soft-RoCE a READ's tail); plus
+ * one for control messages.
  */
 unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 {
-	return dev->cfg.queue_depth * rmem_wrs_per_rq(dev->read_tail) + 1;
+	return dev->cfg.queue_depth *
+	       rmem_wrs_per_rq(dev->read_tail, dev->cfg.read_split) + 1;
 }
 
 /*
@@ -236,17 +237,24 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
 /*
  * Local pieces (@addr[i], @len[i]) or, with @zero_len, @zero_len bytes of
  * the zero buffer, become work requests at device offset @pos: at most
- * max_sge entries each, a new one at every chunk boundary.
+ * max_sge entries each, a new one at every chunk boundary and, for a READ
+ * on a device with a read split, at every multiple of the split.
  */
 static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 			  enum ib_wr_opcode op, u64 pos, u32 zero_len)
 {
 	u64 mask = dev->chunk_size - 1;
+	/* where a work request must end: chunks, or READ pieces within one */
+	u64 wr_mask = mask;
 	struct ib_rdma_wr *wr = NULL;
 	struct scatterlist *sg = cmd->sgl;
+	unsigned int max_wrs = min_t(unsigned int, RMEM_DATA_WRS_PER_RQ,
+				     rmem_data_wrs_per_rq(dev->cfg.read_split));
 	unsigned int nsge = 0, nwr = 0, in_wr = 0;
 	int left = cmd->nents;
 
+	if (op == IB_WR_RDMA_READ && dev->cfg.read_split)
+		wr_mask = min_t(u64, dev->cfg.read_split, dev->chunk_size) - 1;
 	while (zero_len || left) {
 		u64 addr, len;
 
@@ -261,7 +269,7 @@ static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 			left--;
 		}
 		while (len) {
-			u64 room = dev->chunk_size - (pos & mask);
+			u64 room = wr_mask + 1 - (pos & wr_mask);
 			u32 l = min(len, room);
 			struct ib_sge *sge;
 
@@ -269,7 +277,7 @@ static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 				const struct rmem_remote_chunk *c;
 
 				/* the send queue holds this many (and a tail) */
-				if (nwr == RMEM_DATA_WRS_PER_RQ)
+				if (nwr == max_wrs)
 					return -EIO;
 				c = &dev->chunks[pos >> dev->chunk_shift];
 				wr = &cmd->wr[nwr];
@@ -295,7 +303,7 @@ static int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 			addr += l;
 			len -= l;
 			pos += l;
-			if (++in_wr == dev->max_sge || !(pos & mask))
+			if (++in_wr == dev->max_sge || !(pos & wr_mask))
 				in_wr = 0;
 		}
 	}

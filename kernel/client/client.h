@@ -24,18 +24,31 @@ struct crypto_shash;
 /* RDMA work requests the data of one block request may need at most. */
 #define RMEM_WRS_PER_RQ		4
 #define RMEM_MAX_SEGS		(RMEM_MAX_SGE * RMEM_WRS_PER_RQ)
-/* ... and one more where it crosses a chunk boundary */
-#define RMEM_DATA_WRS_PER_RQ	(RMEM_WRS_PER_RQ + 1)
+/*
+ * ... and one more for every boundary inside it where a work request must
+ * end: a chunk's, or with a READ split (@split bytes, a power of two no
+ * larger than a chunk) a multiple of @split.  A request of at most 1 MiB
+ * has at most 1 MiB / @split of those (chunk boundaries are among them),
+ * else one; its pieces between boundaries take at most its segments /
+ * max_sge work requests more than one each.
+ */
+static inline unsigned int rmem_data_wrs_per_rq(unsigned int split)
+{
+	return RMEM_WRS_PER_RQ + (split ? SZ_1M / split : 1);
+}
+
+#define RMEM_DATA_WRS_PER_RQ	(RMEM_WRS_PER_RQ + SZ_1M / RMEM_MIN_READ_SPLIT)
 /* Work requests one block request posts at most: its data, a READ's tail. */
 #define RMEM_MAX_WRS_PER_RQ	(RMEM_DATA_WRS_PER_RQ + 1)
 
 /*
- * Send queue slots one request takes: its data, and on Soft-RoCE
- * (@read_tail) a READ's tail (rmem_build_read_tail()).
+ * Send queue slots one request takes: its data (READs split in pieces of
+ * @split bytes, 0: not split), and on Soft-RoCE (@read_tail) a READ's
+ * tail (rmem_build_read_tail()).
  */
-static inline unsigned int rmem_wrs_per_rq(bool read_tail)
+static inline unsigned int rmem_wrs_per_rq(bool read_tail, unsigned int split)
 {
-	return RMEM_DATA_WRS_PER_RQ + read_tail;
+	return rmem_data_wrs_per_rq(split) + read_tail;
 }
 
 /* Bytes a READ's tail reads again. */

@@ -126,7 +126,7 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	 * Soft-RoCE needs a READ's tail WR (rmem_build_read_tail()).
 	 */
 	tail = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
-	per_rq = rmem_wrs_per_rq(tail);
+	per_rq = rmem_wrs_per_rq(tail, dev->cfg.read_split);
 	max_qd = min((a->max_qp_wr - 2) / per_rq, (a->max_cqe - 5) / per_rq);
 	if (dev->registered) {
 		if (max_sge < dev->max_sge || max_qd < dev->cfg.queue_depth ||

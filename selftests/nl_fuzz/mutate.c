@@ -259,6 +259,7 @@ const char *const anchor_name[NR_ANCHORS] = {
 	[A_D_EMPTY_VOLUME] = "dev-empty-volume",
 	[A_D_KEEPALIVE] = "dev-keepalive-range",
 	[A_D_LOSS_TIMEOUT] = "dev-loss-timeout-range",
+	[A_D_READ_SPLIT] = "dev-read-split-range",
 	[A_K_NO_KEY] = "no-name",
 	[A_K_EMPTY_KEY] = "empty-name",
 };
@@ -272,7 +273,7 @@ enum anchor pick_anchor(enum role role)
 		r = rnd_below(2 + A_S_ALLOW_MANY - A_S_NO_NAME + 1);
 		return r < 2 ? r : A_S_NO_NAME + r - 2;
 	case ROLE_DEV_ADD:
-		r = rnd_below(2 + A_D_LOSS_TIMEOUT - A_D_NO_ADDR + 1);
+		r = rnd_below(2 + A_D_READ_SPLIT - A_D_NO_ADDR + 1);
 		return r < 2 ? r : A_D_NO_ADDR + r - 2;
 	default:
 		return rnd_below(4) < 2 ? rnd_below(2) : A_K_NO_KEY + rnd_below(2);
@@ -422,6 +423,20 @@ void put_anchor(struct msg *m, const struct nest *n, enum anchor a)
 		break;
 	case A_D_LOSS_TIMEOUT:	/* 0 .. 3600000 */
 		put_u32(m, RMEM_A_DEV_LOSS_TIMEOUT_MS, bad_u32(0, 3600000));
+		break;
+	case A_D_READ_SPLIT:	/* 0 or a power of two 65536 .. 1048576 */
+		switch (rnd_below(3)) {
+		case 0:		/* in range, not a power of two */
+			put_u32(m, RMEM_A_DEV_READ_SPLIT,
+				65536 + 4096 * (1 + rnd_below(15)));
+			break;
+		case 1:		/* a power of two below */
+			put_u32(m, RMEM_A_DEV_READ_SPLIT, 1u << rnd_below(16));
+			break;
+		default:
+			put_u32(m, RMEM_A_DEV_READ_SPLIT, bad_u32(65536, 1048576));
+			break;
+		}
 		break;
 	case A_K_EMPTY_KEY:
 		if (n == &nest_volume || n == &nest_host) {

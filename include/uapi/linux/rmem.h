@@ -262,6 +262,11 @@ enum rmem_a_client {
  *	"rmem:" and the peer address, if there is one)
  * @RMEM_A_DEV_AUTH: u8 (replies): 1 if both ends proved the host key
  * @RMEM_A_DEV_SERVER_NAME: string (replies): the name the server gave
+ * @RMEM_A_DEV_READ_SPLIT: u32, bytes one RDMA READ moves at most: a block
+ *	read is split into READs of this size (on a link that drops packets
+ *	a loss costs the rest of one READ, not of the whole read); 0 for no
+ *	split, else a power of two from 64 KiB to 1 MiB (DEV_ADD: absent for
+ *	the module parameter read_split_kb, 128 KiB)
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -291,6 +296,7 @@ enum rmem_a_dev {
 	RMEM_A_DEV_KEY_DESC,
 	RMEM_A_DEV_AUTH,
 	RMEM_A_DEV_SERVER_NAME,
+	RMEM_A_DEV_READ_SPLIT,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
