@@ -43,6 +43,12 @@ check "write 64 MiB, read back identical (O_DIRECT)" vm -t 300 "$H" \
 # work requests); the rest of the device keeps the first pattern
 check "a 1 MiB O_DIRECT write and read straddling the 16 MiB chunk boundary" vm "$H" \
 	"head -c 1M /dev/urandom > /tmp/st && dd if=/tmp/st of=/dev/rmem0 bs=1M seek=\$((16 * 1024 * 1024 - 512 * 1024)) oflag=direct,seek_bytes status=none && dd if=/dev/rmem0 of=/tmp/st2 bs=1M count=1 skip=\$((16 * 1024 * 1024 - 512 * 1024)) iflag=direct,skip_bytes status=none && cmp /tmp/st /tmp/st2 && cmp -n \$((15 * 1024 * 1024 + 512 * 1024)) /tmp/pat /dev/rmem0 && cmp -i \$((16 * 1024 * 1024 + 512 * 1024)) -n 1048576 /tmp/pat /dev/rmem0"
+expect_eq "dev show -j: READs split at 128 KiB by default" "131072" \
+	json "$H" "j[0]['read_split']" dev show
+# one RDMA READ is one request packet whatever its size: 16 reads of 1 MiB
+# are 16 x 8 READs split (and a tail each on Soft-RoCE), 16 (32) unsplit
+check "16 O_DIRECT reads of 1 MiB post at least 128 RDMA READs (read-split 128K)" vm "$H" \
+	"p0=\$(cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts) && dd if=/dev/rmem0 of=/dev/null bs=1M count=16 iflag=direct status=none && p1=\$(cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts) && echo sent \$((p1 - p0)) packets && [ \$((p1 - p0)) -ge 128 ]"
 check "buffered I/O and fsync (a fresh pattern)" vm "$H" \
 	"head -c 1M /dev/urandom > /tmp/buf && dd if=/tmp/buf of=/dev/rmem0 bs=64k count=16 conv=fsync status=none && echo 3 > /proc/sys/vm/drop_caches && cmp -n 1048576 /tmp/buf /dev/rmem0"
 # Discard sends nothing: the blocks keep their data (today; admin-guide.rst

@@ -29,6 +29,7 @@ expect_err "loss timeout over an hour" "loss timeout must be at most 1 hour" "$H
 expect_err "unparsable loss timeout" "loss-timeout" "$H" "$R dev add peer $A size 4M loss-timeout soon"
 expect_err "too many QPs" "qps must be between 1 and 64" "$H" "$R dev add peer $A size 4M qps 65"
 expect_err "zero queue depth" "queue depth must be between 1 and 1024" "$H" "$R dev add peer $A size 4M queue-depth 0"
+expect_err "read split not a power of two" "read split must be 0 .none. or a power of two from 64 KiB to 1 MiB" "$H" "$R dev add peer $A size 4M read-split 96K"
 expect_err "unknown device (del)" "no such device" "$H" "$R dev del rmem7"
 expect_err "unknown device (show)" "no such device" "$H" "$R dev show rmem7"
 expect_err "bad device name" "device name must be rmemN" "$H" "$R dev add peer $A size 4M name sda"
