@@ -354,6 +354,13 @@ struct rmem_req {
 	struct ib_rdma_wr wr[RMEM_MAX_WRS_PER_RQ];
 };
 
+/* wr.c */
+blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
+			   struct rmem_req *cmd);
+int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
+		   enum ib_wr_opcode op, u64 pos, u32 zero_len);
+int rmem_post(struct rmem_queue *queue, struct rmem_req *cmd);
+
 /* client_conn.c */
 void rmem_ctl_arm(struct rmem_dev *dev);
 void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc);

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem client role: a block request's RDMA work requests.
+ *
+ * A request's pages are mapped into its PDU's scatterlist, then turned
+ * into RDMA READ or WRITE work requests against the server's chunks (one
+ * per chunk, per max_sge pieces and, for READs, per read split), chained
+ * and posted.  Everything lives in the PDU: nothing here allocates.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <rdma/ib_verbs.h>
+
+#include "client.h"
+#include "compat.h"
+
+/*
+ * Testing only (module parameter fault_sector, off by default): a work
+ * request touching that sector gets a wrong rkey, an error the server's
+ * NIC gives every time, to test the retry budget.
+ */
+static bool rmem_fault_hit(u64 pos, u32 len)
+{
+	u64 s = READ_ONCE(rmem_fault_sector);
+
+	return s != U64_MAX && pos <= s << SECTOR_SHIFT &&
+	       (s << SECTOR_SHIFT) < pos + len;
+}
+
+/*
+ * Soft-RoCE can complete an RDMA READ as successful when only part of its
+ * response arrived: its completer (rxe_comp.c check_ack(), 6.1 and 6.12)
+ * meets a response packet out of the expected sequence, ends the work
+ * request in COMPST_ERROR without an error status ("WARNING ...
+ * rxe_completer"), completes it with IB_WC_SUCCESS and moves the queue
+ * pair to error.  So a READ request does not end on its data: its last
+ * work request, after @last (the @nwr-th, with @nsge entries used in all),
+ * reads the request's last bytes (RMEM_READ_TAIL at most) again, into the
+ * same place.  A data READ cut short then completes unsignalled, and the
+ * tail behind it is flushed with an error: the request fails over to the
+ * device's error path (reissued while the device holds I/O, else EIO).
+ * This rests on what rxe does, not on a verbs guarantee: it completes
+ * send queue entries strictly in order, and its cut-short path moves the
+ * queue pair to error before a later entry can complete, so every later
+ * entry is flushed.  So if the tail itself is cut short, the READs before
+ * it completed in full and the bytes it covers are already right.
+ *
+ * Return: the tail work request, or NULL if the request has no room.
+ */
+static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
+					       struct ib_rdma_wr *last,
+					       unsigned int nwr,
+					       unsigned int nsge)
+{
+	struct ib_sge *data = &cmd->sge[nsge - 1];
+	u32 t = min_t(u32, data->length, RMEM_READ_TAIL);
+	struct ib_rdma_wr *wr;
+	u32 last_len = 0;
+	int i;
+
+	if (nwr == ARRAY_SIZE(cmd->wr) || nsge == ARRAY_SIZE(cmd->sge))
+		return NULL;
+	for (i = 0; i < last->wr.num_sge; i++)
+		last_len += last->wr.sg_list[i].length;
+	wr = &cmd->wr[nwr];
+	memset(wr, 0, sizeof(*wr));
+	last->wr.next = &wr->wr;
+	wr->wr.opcode = IB_WR_RDMA_READ;
+	wr->wr.sg_list = &cmd->sge[nsge];
+	wr->wr.num_sge = 1;
+	cmd->sge[nsge] = *data;
+	cmd->sge[nsge].addr += data->length - t;
+	cmd->sge[nsge].length = t;
+	/* the last bytes of @last's range: same chunk, same rkey */
+	wr->remote_addr = last->remote_addr + last_len - t;
+	wr->rkey = last->rkey;
+	return wr;
+}
+
+/**
+ * rmem_build_wrs() - a request's work requests
+ * @dev: its device
+ * @cmd: the request, its scatterlist mapped (rmem_map_data())
+ * @op: IB_WR_RDMA_READ or IB_WR_RDMA_WRITE
+ * @pos: device offset in bytes, checked against the device's size
+ * @zero_len: write-zeroes: bytes of the zero buffer to write, else 0
+ *
+ * The mapped pieces or, with @zero_len, @zero_len bytes of the zero
+ * buffer become chained work requests at @pos: at most max_sge entries
+ * each, a new one at every chunk boundary and, for a READ on a device
+ * with a read split, at every multiple of the split.  Only the last is
+ * signalled.
+ *
+ * Return: 0, or -EIO if the request needs more work requests or entries
+ * than its PDU and the send queue hold (never, within the queue limits).
+ */
+int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
+		   enum ib_wr_opcode op, u64 pos, u32 zero_len)
+{
+	u64 mask = dev->chunk_size - 1;
+	/* where a work request must end: chunks, or READ pieces within one */
+	u64 wr_mask = mask;
+	struct ib_rdma_wr *wr = NULL;
+	struct scatterlist *sg = cmd->sgl;
+	unsigned int max_wrs = min_t(unsigned int, RMEM_DATA_WRS_PER_RQ,
+				     rmem_data_wrs_per_rq(dev->cfg.read_split));
+	unsigned int nsge = 0, nwr = 0, in_wr = 0;
+	int left = cmd->nents;
+
+	if (op == IB_WR_RDMA_READ && dev->cfg.read_split)
+		wr_mask = min_t(u64, dev->cfg.read_split, dev->chunk_size) - 1;
+	while (zero_len || left) {
+		u64 addr, len;
+
+		if (zero_len) {
+			addr = dev->zero_dma;
+			len = min_t(u32, zero_len, RMEM_ZERO_BUF);
+			zero_len -= len;
+		} else {
+			addr = sg_dma_address(sg);
+			len = sg_dma_len(sg);
+			sg = sg_next(sg);
+			left--;
+		}
+		while (len) {
+			u64 room = wr_mask + 1 - (pos & wr_mask);
+			u32 l = min(len, room);
+			struct ib_sge *sge;
+
+			if (!in_wr) {
+				const struct rmem_remote_chunk *c;
+
+				/* the send queue holds this many (and a tail) */
+				if (nwr == max_wrs)
+					return -EIO;
+				c = &dev->chunks[pos >> dev->chunk_shift];
+				wr = &cmd->wr[nwr];
+				memset(wr, 0, sizeof(*wr));
+				if (nwr)
+					cmd->wr[nwr - 1].wr.next = &wr->wr;
+				nwr++;
+				wr->wr.opcode = op;
+				wr->wr.wr_cqe = &cmd->err_cqe;
+				wr->wr.sg_list = &cmd->sge[nsge];
+				wr->remote_addr = c->addr + (pos & mask);
+				wr->rkey = c->rkey;
+				if (unlikely(rmem_fault_hit(pos, l)))
+					wr->rkey = ~c->rkey;
+			}
+			if (nsge == ARRAY_SIZE(cmd->sge))
+				return -EIO;
+			sge = &cmd->sge[nsge++];
+			sge->addr = addr;
+			sge->length = l;
+			sge->lkey = dev->pd->local_dma_lkey;
+			wr->wr.num_sge++;
+			addr += l;
+			len -= l;
+			pos += l;
+			if (++in_wr == dev->max_sge || !(pos & wr_mask))
+				in_wr = 0;
+		}
+	}
+	if (!wr)
+		return -EIO;
+	if (op == IB_WR_RDMA_READ && READ_ONCE(dev->read_tail)) {
+		wr = rmem_build_read_tail(cmd, wr, nwr, nsge);
+		if (!wr)
+			return -EIO;
+	}
+	wr->wr.wr_cqe = &cmd->cqe;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	return 0;
+}
+
+/**
+ * rmem_map_data() - map a request's pages for the RDMA device
+ * @dev: its device
+ * @rq: the request
+ * @cmd: its PDU, whose scatterlist takes the pages
+ *
+ * Return: BLK_STS_OK, BLK_STS_RESOURCE if the DMA mapping failed (the
+ * request is retried), or BLK_STS_IOERR if it has no data.
+ */
+blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
+			   struct rmem_req *cmd)
+{
+	int n;
+
+	sg_init_table(cmd->sgl, blk_rq_nr_phys_segments(rq));
+	n = blk_rq_map_sg(rq, cmd->sgl);
+	if (WARN_ON_ONCE(n <= 0))
+		return BLK_STS_IOERR;
+	cmd->nents = ib_dma_map_sg(dev->ibdev, cmd->sgl, n, rq_dma_dir(rq));
+	if (!cmd->nents)
+		return BLK_STS_RESOURCE;
+	cmd->nr_sgl = n;
+	return BLK_STS_OK;
+}
+
+/**
+ * rmem_post() - post a request's work requests
+ * @queue: its queue
+ * @cmd: the request, its work requests built (rmem_build_wrs())
+ *
+ * Post a request's work requests.  A software RDMA device (rxe) does the
+ * protocol work of a post in a tasklet.  On a polled queue the submitter
+ * is going to spin for the completion anyway: posting with bottom halves
+ * off lets local_bh_enable() run that work at once, in the submitter's
+ * context, rather than in ksoftirqd after two context switches.  On an
+ * interrupt-driven queue the tasklets keep running on their own, where
+ * they batch and pipeline across CPUs.  A hardware NIC does the work
+ * itself and both ways cost the same.
+ *
+ * Nothing may touch @cmd after a successful post: it may be complete.
+ *
+ * Return: 0, -EAGAIN if nothing was posted (the request may fail or be
+ * retried), or -EIO if only some work requests were: those are live and
+ * the request must wait for its queue pair to be drained.
+ */
+int rmem_post(struct rmem_queue *queue, struct rmem_req *cmd)
+{
+	const struct ib_send_wr *bad = NULL;
+	int err;
+
+	if (!queue->poll) {
+		err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, &bad);
+	} else {
+		local_bh_disable();
+		err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, &bad);
+		local_bh_enable();
+	}
+	if (likely(!err))
+		return 0;
+	/* a driver that fails a post says where it stopped */
+	if (WARN_ON_ONCE(!bad))
+		return -EIO;
+	return bad == &cmd->wr[0].wr ? -EAGAIN : -EIO;
+}
