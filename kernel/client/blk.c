@@ -138,6 +138,17 @@ static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
 	rmem_dev_fail(cmd->queue->dev);
 }
 
+/*
+ * The completion batch of the poll running on this CPU (rmem_poll(), with
+ * bottom halves off), else NULL.
+ */
+static DEFINE_PER_CPU(struct io_comp_batch *, rmem_poll_iob);
+
+static void rmem_complete_batch(struct io_comp_batch *iob)
+{
+	blk_mq_end_request_batch(iob);
+}
+
 static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req, cqe);
@@ -157,8 +168,14 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
 			   cmd->status);
 	WRITE_ONCE(queue->last_done, jiffies);
-	if (likely(!blk_should_fake_timeout(rq->q)))
-		blk_mq_complete_request(rq);
+	if (unlikely(blk_should_fake_timeout(rq->q)))
+		return;
+	/* a polled success ends with the poller's batch */
+	if (queue->poll && !cmd->status &&
+	    blk_mq_add_to_batch(rq, this_cpu_read(rmem_poll_iob), 0,
+				rmem_complete_batch))
+		return;
+	blk_mq_complete_request(rq);
 }
 
 /* Only failed (or flushed) unsignalled work requests complete here. */
@@ -171,18 +188,16 @@ static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
 		rmem_rdma_failed(cmd, wc->status);
 }
 
-static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
-				  const struct blk_mq_queue_data *bd)
+/* One request: into the queue's batch, or done with at once. */
+static blk_status_t rmem_queue_one(struct rmem_queue *queue,
+				   struct request *rq)
 {
-	struct rmem_queue *queue = hctx->driver_data;
 	struct rmem_dev *dev = queue->dev;
-	struct request *rq = bd->rq;
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
 	u32 zero_len = 0;
 	enum ib_wr_opcode op;
 	blk_status_t ret;
-	int err;
 
 	/*
 	 * A new request starts with its full retry budget; a reissue keeps
@@ -253,40 +268,8 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 		ret = BLK_STS_IOERR;
 		goto out_unmap;
 	}
-	err = rmem_post(queue, cmd);
-	if (unlikely(err == -EIO)) {
-		WRITE_ONCE(queue->connected, false);
-		/*
-		 * Some work requests are live: the request ends when its
-		 * queue pair has been drained (rmem_blk_drained()), never
-		 * before; the failure drains it.
-		 */
-		pr_err_ratelimited("%s: a request was posted only in part\n",
-				   dev->name);
-		cmd->status = BLK_STS_IOERR;
-		/* the device refused it: counts against the retry budget */
-		cmd->hard_error = true;
-		WRITE_ONCE(cmd->partial, true);
-		rmem_dev_fail(dev);
-		return BLK_STS_OK;
-	}
-	if (unlikely(err)) {
-		/*
-		 * Nothing was posted: the queue pair is broken (in the error
-		 * state, a fatal device error).  The connection is lost; the
-		 * request waits for the reconnect like any other, if it may,
-		 * and within its retry budget: a device that refuses it every
-		 * time must not loop it through reconnects for ever.
-		 */
-		WRITE_ONCE(queue->connected, false);
-		rmem_dev_fail(dev);
-		ret = BLK_STS_IOERR;
-		if (rmem_dev_holds_io(dev, rq) && rmem_rq_budget_left(cmd)) {
-			cmd->retries++;
-			ret = BLK_STS_RESOURCE;
-		}
-		goto out_unmap;
-	}
+	/* from here it ends through the completion path, posted or not */
+	rmem_queue_batch(queue, cmd);
 	return BLK_STS_OK;
 
 out_unmap:
@@ -299,6 +282,32 @@ out_fail:
 	/* a requeue (BLK_STS_RESOURCE) is not a failed request */
 	if (ret != BLK_STS_RESOURCE)
 		atomic64_inc(&dev->errors);
+	return ret;
+}
+
+/**
+ * rmem_queue_rq() - blk-mq's ->queue_rq(): issue a request
+ * @hctx: its hardware queue
+ * @bd: the request, and whether the block layer has more for now
+ *
+ * Reads and writes become RDMA READs and WRITEs (wr.c), gathered in the
+ * queue's batch and posted with one doorbell at the last request the
+ * block layer has for now (@bd->last), when the batch is full, or in
+ * ->commit_rqs().  A request that needs nothing on the wire (discard,
+ * flush), waits (the connection is lost) or fails may be the last one
+ * too: the batch is posted after it all the same.
+ *
+ * Return: BLK_STS_OK (the request is issued, or done), BLK_STS_RESOURCE
+ * to be issued again later, or an error status.
+ */
+static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
+				  const struct blk_mq_queue_data *bd)
+{
+	struct rmem_queue *queue = hctx->driver_data;
+	blk_status_t ret = rmem_queue_one(queue, bd->rq);
+
+	if (bd->last)
+		rmem_commit_batch(queue);
 	return ret;
 }
 
@@ -368,8 +377,11 @@ void rmem_blk_drained(struct rmem_queue *queue)
 					queue);
 }
 
-/* Reap a polled queue's completions, unless its queue pair is being torn down. */
-static int rmem_poll_cq(struct rmem_queue *queue)
+/*
+ * Reap at most @budget of a polled queue's completions, unless its queue
+ * pair is being torn down.
+ */
+static int rmem_poll_cq(struct rmem_queue *queue, int budget)
 {
 	struct ib_cq *cq;
 	int n = 0;
@@ -377,7 +389,7 @@ static int rmem_poll_cq(struct rmem_queue *queue)
 	rcu_read_lock();
 	cq = rcu_dereference(queue->poll_cq);
 	if (cq)
-		n = ib_process_cq_direct(cq, -1);
+		n = ib_process_cq_direct(cq, budget);
 	rcu_read_unlock();
 	return n;
 }
@@ -401,7 +413,7 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 	 * a request reaped there is no longer in flight (idle, or complete).
 	 */
 	if (queue->poll) {
-		rmem_poll_cq(queue);
+		rmem_poll_cq(queue, -1);
 		if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
 			return BLK_EH_DONE;
 	}
@@ -431,21 +443,30 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 /**
  * rmem_poll() - reap completions of a polled queue
  * @hctx: a hardware queue of type HCTX_TYPE_POLL
- * @iob: completion batch (unused: requests complete one by one)
+ * @iob: completion batch of the poller, or NULL
  *
  * Called by the block layer for I/O submitted with REQ_POLLED (io_uring
  * IORING_SETUP_IOPOLL, preadv2/pwritev2 RWF_HIPRI).  Transport work still
  * pending on this CPU (a software RDMA device's tasklets) runs first.
+ * Then at most RMEM_POLL_BUDGET completions are reaped, with bottom
+ * halves off, so that rmem_rdma_done() finds @iob for this CPU and
+ * successful requests end together (blk_mq_end_request_batch()).
  *
  * Return: the number of completions reaped.
  */
 static int rmem_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
 	struct rmem_queue *queue = hctx->driver_data;
+	int n;
 
 	local_bh_disable();
 	local_bh_enable();
-	return rmem_poll_cq(queue);
+	local_bh_disable();
+	this_cpu_write(rmem_poll_iob, iob);
+	n = rmem_poll_cq(queue, RMEM_POLL_BUDGET);
+	this_cpu_write(rmem_poll_iob, NULL);
+	local_bh_enable();
+	return n;
 }
 
 /**
@@ -493,8 +514,18 @@ static int rmem_init_request(struct blk_mq_tag_set *set, struct request *rq,
 	return 0;
 }
 
+/*
+ * The block layer announced more requests (bd->last false) and then
+ * stopped short: post what the batch holds.
+ */
+static void rmem_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	rmem_commit_batch(hctx->driver_data);
+}
+
 static const struct blk_mq_ops rmem_mq_ops = {
 	.queue_rq	= rmem_queue_rq,
+	.commit_rqs	= rmem_commit_rqs,
 	.complete	= rmem_complete_rq,
 	.timeout	= rmem_timeout,
 	.poll		= rmem_poll,

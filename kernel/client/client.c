@@ -111,6 +111,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 				       struct netlink_ext_ack *extack)
 {
 	struct rmem_dev *dev;
+	unsigned int i;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
@@ -135,6 +136,8 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 		rmem_dev_free(dev);
 		return ERR_PTR(-ENOMEM);
 	}
+	for (i = 0; i < RMEM_MAX_DEV_QPS; i++)
+		spin_lock_init(&dev->queues[i].batch_lock);
 	dev->index = rmem_dev_pick_index(cfg->name, extack);
 	if (dev->index < 0) {
 		int ret = dev->index;

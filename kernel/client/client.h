@@ -18,6 +18,10 @@
 struct crypto_shash;
 
 #define RMEM_MAX_DEV_QPS	64
+/* Requests posted with one doorbell at most (wr.c). */
+#define RMEM_BATCH		16
+/* Completions one ->poll() reaps at most (blk.c). */
+#define RMEM_POLL_BUDGET	32
 #define RMEM_MAX_QUEUE_DEPTH	1024
 /* Scatter/gather entries per work request we use at most. */
 #define RMEM_MAX_SGE		32
@@ -150,6 +154,9 @@ struct rmem_stats {
  * @poll_cq: @cq of a polled queue while pollers may use it (RCU)
  * @last_done: jiffies of the last request completion
  * @stats: counters
+ * @batch_lock: protects @batch and @batch_nr
+ * @batch_nr: requests in @batch
+ * @batch: requests built, to be posted with one doorbell (wr.c)
  */
 struct rmem_queue {
 	struct rmem_dev *dev;
@@ -166,6 +173,9 @@ struct rmem_queue {
 	struct ib_cq __rcu *poll_cq;
 	unsigned long last_done;
 	struct rmem_stats stats;
+	spinlock_t batch_lock;	/* @batch, @batch_nr */
+	unsigned int batch_nr;
+	struct rmem_req *batch[RMEM_BATCH];
 };
 
 /**
@@ -334,6 +344,8 @@ struct rmem_dev {
  *	latency histograms; a reissue keeps it
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
  * @nents: entries ib_dma_map_sg() returned (what the work requests use)
+ * @last_wr: its last work request, which a batch chains to the next
+ *	request's first
  * @sgl: the request's pages
  * @sge: local scatter/gather entries of the work requests
  * @wr: the RDMA READ/WRITE work requests
@@ -349,6 +361,7 @@ struct rmem_req {
 	u64 start_ns;
 	int nr_sgl;
 	int nents;
+	struct ib_send_wr *last_wr;
 	struct scatterlist sgl[RMEM_MAX_SEGS];
 	struct ib_sge sge[RMEM_MAX_SEGS + RMEM_MAX_WRS_PER_RQ];
 	struct ib_rdma_wr wr[RMEM_MAX_WRS_PER_RQ];
@@ -359,7 +372,8 @@ blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 			   struct rmem_req *cmd);
 int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		   enum ib_wr_opcode op, u64 pos, u32 zero_len);
-int rmem_post(struct rmem_queue *queue, struct rmem_req *cmd);
+void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd);
+void rmem_commit_batch(struct rmem_queue *queue);
 
 /* client_conn.c */
 void rmem_ctl_arm(struct rmem_dev *dev);

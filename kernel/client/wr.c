@@ -15,6 +15,7 @@
 
 #include "client.h"
 #include "compat.h"
+#include "trace.h"
 
 /*
  * Testing only (module parameter fault_sector, off by default): a work
@@ -172,6 +173,7 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 	}
 	wr->wr.wr_cqe = &cmd->cqe;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
+	cmd->last_wr = &wr->wr;
 	return 0;
 }
 
@@ -200,42 +202,153 @@ blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 	return BLK_STS_OK;
 }
 
-/**
- * rmem_post() - post a request's work requests
- * @queue: its queue
- * @cmd: the request, its work requests built (rmem_build_wrs())
- *
- * Post a request's work requests.  A software RDMA device (rxe) does the
- * protocol work of a post in a tasklet.  On a polled queue the submitter
- * is going to spin for the completion anyway: posting with bottom halves
- * off lets local_bh_enable() run that work at once, in the submitter's
- * context, rather than in ksoftirqd after two context switches.  On an
+/*
+ * A request of the batch whose work requests were not posted: nothing of
+ * it is live.  It ends through the completion path like a flushed one:
+ * reissued once the device has reconnected, within its retry budget (a
+ * device that refuses it every time must not loop it for ever), else an
+ * I/O error.
+ */
+static void rmem_req_unposted(struct rmem_queue *queue, struct rmem_req *cmd)
+{
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+
+	cmd->status = BLK_STS_IOERR;
+	cmd->hard_error = true;
+	if (cmd->nr_sgl) {
+		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nr_sgl,
+				rq_dma_dir(rq));
+		cmd->nr_sgl = 0;
+	}
+	trace_rmem_rq_done(queue->dev->name, queue->index, rq,
+			   ktime_get_ns() - cmd->start_ns, cmd->status);
+	blk_mq_complete_request(rq);
+}
+
+/*
+ * A request of the batch some of whose work requests are live: it ends
+ * when its queue pair has been drained (rmem_blk_drained()), never before;
+ * the connection's failure drains it.
+ */
+static void rmem_req_partial(struct rmem_req *cmd)
+{
+	cmd->status = BLK_STS_IOERR;
+	/* the device refused it: counts against the retry budget */
+	cmd->hard_error = true;
+	WRITE_ONCE(cmd->partial, true);
+}
+
+/* Whether @wr is one of @cmd's work requests (no access to @cmd). */
+static bool rmem_req_has_wr(struct rmem_req *cmd, const struct ib_send_wr *wr)
+{
+	return (const void *)wr >= (const void *)&cmd->wr[0] &&
+	       (const void *)wr < (const void *)&cmd->wr[ARRAY_SIZE(cmd->wr)];
+}
+
+/*
+ * Post @n requests (their work requests built) as one chain: one doorbell.
+ * A software RDMA device (rxe) does the protocol work of a post in a
+ * tasklet.  On a polled queue the submitter is going to spin for the
+ * completion anyway: posting with bottom halves off lets
+ * local_bh_enable() run that work at once, in the submitter's context,
+ * rather than in ksoftirqd after two context switches.  On an
  * interrupt-driven queue the tasklets keep running on their own, where
  * they batch and pipeline across CPUs.  A hardware NIC does the work
  * itself and both ways cost the same.
  *
- * Nothing may touch @cmd after a successful post: it may be complete.
- *
- * Return: 0, -EAGAIN if nothing was posted (the request may fail or be
- * retried), or -EIO if only some work requests were: those are live and
- * the request must wait for its queue pair to be drained.
+ * Nothing may touch a request after a successful post: it may be complete.
+ * So a failed post is sorted out from the driver's bad work request by
+ * address alone: the requests before the one holding it went out whole;
+ * that one went out in part unless it is its first (then its queue pair
+ * must be drained before it may end: rmem_blk_drained()); the requests
+ * after it did not go out.  Either way the connection is lost.
  */
-int rmem_post(struct rmem_queue *queue, struct rmem_req *cmd)
+static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
+			    unsigned int n)
 {
 	const struct ib_send_wr *bad = NULL;
+	struct rmem_dev *dev = queue->dev;
+	unsigned int i;
 	int err;
 
+	for (i = 0; i + 1 < n; i++)
+		cmds[i]->last_wr->next = &cmds[i + 1]->wr[0].wr;
 	if (!queue->poll) {
-		err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, &bad);
+		err = ib_post_send(queue->cm_id->qp, &cmds[0]->wr[0].wr, &bad);
 	} else {
 		local_bh_disable();
-		err = ib_post_send(queue->cm_id->qp, &cmd->wr[0].wr, &bad);
+		err = ib_post_send(queue->cm_id->qp, &cmds[0]->wr[0].wr, &bad);
 		local_bh_enable();
 	}
 	if (likely(!err))
-		return 0;
-	/* a driver that fails a post says where it stopped */
-	if (WARN_ON_ONCE(!bad))
-		return -EIO;
-	return bad == &cmd->wr[0].wr ? -EAGAIN : -EIO;
+		return;
+
+	WRITE_ONCE(queue->connected, false);
+	for (i = 0; i < n; i++)
+		if (rmem_req_has_wr(cmds[i], bad))
+			break;
+	/*
+	 * A driver that fails a post says where it stopped; one that does
+	 * not leaves every request to wait for the drain.
+	 */
+	if (WARN_ON_ONCE(i == n)) {
+		for (i = 0; i < n; i++)
+			rmem_req_partial(cmds[i]);
+	} else if (bad != &cmds[i]->wr[0].wr) {
+		pr_err_ratelimited("%s: a request was posted only in part\n",
+				   dev->name);
+		rmem_req_partial(cmds[i++]);
+	}
+	rmem_dev_fail(dev);
+	for (; i < n; i++)
+		rmem_req_unposted(queue, cmds[i]);
+}
+
+/**
+ * rmem_queue_batch() - add a request to its queue's batch
+ * @queue: the request's queue
+ * @cmd: the request, its work requests built (rmem_build_wrs())
+ *
+ * The batch is posted with one doorbell when it is full, or by
+ * rmem_commit_batch() at the block layer's last request for now.
+ * Several CPUs may dispatch to one hardware queue: whichever finds the
+ * batch due posts every request in it.  @cmd ends through the completion
+ * path from here on, posted or not.
+ */
+void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd)
+{
+	struct rmem_req *cmds[RMEM_BATCH];
+	unsigned int n = 0;
+
+	spin_lock_bh(&queue->batch_lock);
+	queue->batch[queue->batch_nr++] = cmd;
+	if (queue->batch_nr == RMEM_BATCH) {
+		n = queue->batch_nr;
+		memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
+		queue->batch_nr = 0;
+	}
+	spin_unlock_bh(&queue->batch_lock);
+	if (n)
+		rmem_post_batch(queue, cmds, n);
+}
+
+/**
+ * rmem_commit_batch() - post what the queue's batch holds
+ * @queue: the queue
+ *
+ * At the block layer's last request for now (bd->last), and for
+ * ->commit_rqs(): it stopped short of a request it had announced.
+ */
+void rmem_commit_batch(struct rmem_queue *queue)
+{
+	struct rmem_req *cmds[RMEM_BATCH];
+	unsigned int n;
+
+	spin_lock_bh(&queue->batch_lock);
+	n = queue->batch_nr;
+	memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
+	queue->batch_nr = 0;
+	spin_unlock_bh(&queue->batch_lock);
+	if (n)
+		rmem_post_batch(queue, cmds, n);
 }
