@@ -365,8 +365,9 @@ static bool rmem_blk_end_partial(struct request *rq, void *data)
  *	requests
  * @queue: the queue whose QP no work request is live on any more
  *
- * A request posted only in part (rmem_post_batch()) has live work requests but
- * no signalled one: nothing completes it until its queue pair is drained.
+ * A request posted only in part (rmem_post_batch()) has live work
+ * requests but no signalled one: nothing completes it until its queue
+ * pair is drained.
  */
 void rmem_blk_drained(struct rmem_queue *queue)
 {
