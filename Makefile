@@ -10,7 +10,7 @@
 #                   linux-source-6.12 (DEBUG_KERNEL=6.1: 6.1; cached), plus
 #                   the fault-injection tests
 #   make demo       the main job step by step in the two-host lab
-#   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both)
+#   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both|scale)
 #   make bench-swap swap on rmem vs nvme-rdma vs zram vs brd under pressure
 #   make lab-shell  boot the lab and get a shell in a VM
 #   make lint       checkpatch --strict, kernel-doc and sparse on kernel code

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [one|two|both|smoke]: rmem against NVMe-oF RDMA and a local RAM
+# bench.sh [one|two|both|smoke|scale]: rmem against NVMe-oF RDMA and a local RAM
 # disk, in one lab boot per topology, over the same Soft-RoCE link:
 #
 #   rmem            /dev/rmem0, default settings (interrupt-driven queues)
@@ -267,8 +267,77 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# scale (make bench TOPO=scale, or after both topologies): how cost grows with work, in one VM (server and client share
+# it; LAB_MEM_HOST gives it room for the largest device): attach and detach
+# time by device size, the server's memory beyond the pool it exports
+# (per GiB), and SCALE_DEVS devices on one server at QD32 each (aggregate
+# IOPS, and Jain's fairness index over the devices' IOPS).
+SCALE_SIZES=${SCALE_SIZES:-256M 1G 4G 8G}
+SCALE_DEVS=${SCALE_DEVS:-8}
+bench_scale()
+{
+	local h a sz mib used0 used1 pool_mib i t0 t1 t2 att
+	say "scale: booting one VM (${LAB_MEM_HOST} MiB)"
+	lab_start one || return 1
+	h=$LAB_CLIENT a=$LAB_SERVER_ADDR
+	rmem_load "$h" || return 1
+	pool_mib=$(( $(echo "$SCALE_SIZES" | tr ' ' '\n' | sed 's/G$/*1024/; s/M$//' | bc | sort -n | tail -n 1) + 64 ))
+	# memory in use (MemTotal - MemAvailable, KiB) before and after the
+	# pool is allocated, registered and zeroed: the difference beyond the
+	# pool is the server's overhead
+	used0=$(lab_exec "$h" "sync; echo 3 > /proc/sys/vm/drop_caches; awk '/^MemTotal/ {t = \$2} /^MemAvailable/ {a = \$2} END {print t - a}' /proc/meminfo")
+	lab_exec -t 600 "$h" "$R server add name scale listen $a size ${pool_mib}M > /dev/null" || return 1
+	used1=$(lab_exec "$h" "sync; echo 3 > /proc/sys/vm/drop_caches; awk '/^MemTotal/ {t = \$2} /^MemAvailable/ {a = \$2} END {print t - a}' /proc/meminfo")
+	record scale rmem server-memory "\"pool_mib\": $pool_mib, \"used_kib\": $((used1 - used0)), \"overhead_kib_per_gib\": $(( (used1 - used0 - pool_mib * 1024) * 1024 / pool_mib ))"
+	say "scale: $(tail -n 1 "$RES")"
+	for sz in $SCALE_SIZES; do
+		mib=$(echo "$sz" | sed 's/G$/*1024/; s/M$//' | bc)
+		t0=$(date +%s.%N)
+		lab_exec -t 600 "$h" "$R dev add peer $a size $sz > /dev/null" || { say "attach $sz failed"; return 1; }
+		t1=$(date +%s.%N)
+		att=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+		if [ "$sz" = 4G ]; then
+			# mkfs.ext4 discards the whole device: today that sends
+			# nothing; before, discard wrote zeros (the reference:
+			# the same zeros by write-zeroes, then mkfs without discard)
+			lab_exec -t 1200 "$h" "s=\$(date +%s.%N); mkfs.ext4 -q -F /dev/rmem0 && e=\$(date +%s.%N); blkdiscard -z /dev/rmem0 && mkfs.ext4 -q -F -E nodiscard /dev/rmem0 && z=\$(date +%s.%N); echo \$s \$e \$z" > "$OUT/scale-mkfs.txt" ||
+				{ say "mkfs on $sz failed"; return 1; }
+			record scale rmem mkfs-4G "$(awk '{printf "\"mkfs_s\": %.2f, \"zeroing_mkfs_s\": %.2f", $2 - $1, $3 - $2}' "$OUT/scale-mkfs.txt")"
+			say "scale: $(tail -n 1 "$RES")"
+			t1=$(date +%s.%N)
+		fi
+		lab_exec -t 600 "$h" "$R dev del rmem0" || { say "detach $sz failed"; return 1; }
+		t2=$(date +%s.%N)
+		record scale rmem "attach-$sz" "\"size_mib\": $mib, \"attach_s\": $att, \"detach_s\": $(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.3f", b - a}')"
+		say "scale: $(tail -n 1 "$RES")"
+	done
+	for i in $(seq "$SCALE_DEVS"); do
+		lab_exec -t 120 "$h" "$R dev add peer $a size 128M qps 1 > /dev/null" || return 1
+	done
+	lab_exec -t 600 "$h" "for d in /dev/rmem*; do dd if=/dev/zero of=\$d bs=1M oflag=direct status=none 2> /dev/null; done; true"
+	# one fio job per device, all at once, each QD32
+	lab_exec -t $((RUNTIME * 3 + 120)) "$h" "fio --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=32 --time_based --runtime=$RUNTIME --ramp_time=1 --output-format=json \$(for d in /dev/rmem*; do echo --name=\${d#/dev/} --filename=\$d; done)" > "$OUT/scale-fair.json" ||
+		{ say "fio on $SCALE_DEVS devices failed"; return 1; }
+	record scale rmem "fair-$SCALE_DEVS" "$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+x = [job["read"]["iops"] for job in j["jobs"]]
+jain = sum(x) ** 2 / (len(x) * sum(v * v for v in x)) if any(x) else 0
+print(f"\"devices\": {len(x)}, \"iops\": {round(sum(x), 1)}, \"jain\": {round(jain, 3)}, \"per_device\": {[round(v) for v in x]}")' "$OUT/scale-fair.json")"
+	say "scale: $(tail -n 1 "$RES")"
+	lab_exec -t 300 "$h" "for d in /dev/rmem*; do $R dev del \${d#/dev/}; done; $R server del scale" > /dev/null
+	lab_teardown
+}
+
 if [ "$MODE" = smoke ]; then
 	bench_smoke
+	exit
+fi
+if [ "$MODE" = scale ]; then
+	: "${LAB_MEM_HOST:=10240}"
+	export LAB_MEM_HOST
+	bench_scale || say "scale failed"
+	python3 "$LAB_DIR/../bench_report.py" "$OUT"
 	exit
 fi
 topos=$MODE
@@ -276,4 +345,9 @@ topos=$MODE
 for t in $topos; do
 	( bench_topology "$t" ) || say "topology $t failed"
 done
+if [ "$MODE" = both ]; then
+	: "${LAB_MEM_HOST:=10240}"
+	export LAB_MEM_HOST
+	( bench_scale ) || say "scale failed"
+fi
 python3 "$LAB_DIR/../bench_report.py" "$OUT"

@@ -84,7 +84,50 @@ def work_per_io(r):
 
 
 out = {"results": rows, "ratios": [], "targets": [], "work_per_io": []}
-for topo in sorted({r["topology"] for r in rows}):
+
+
+def scale_report():
+    """make bench's scale part: attach/detach by size, server memory
+    overhead, mkfs with and without zeros, many devices on one server."""
+    sc = {r["job"]: r for r in rows if r["topology"] == "scale"}
+    if not sc:
+        return
+    print("\n== scale (one VM)")
+
+    def tgt(name, val, ok):
+        out["targets"].append({"topology": "scale", "target": name, "value": val,
+                               "met": bool(val is not None and ok(val))})
+    att = [r for r in sc.values() if r["job"].startswith("attach-")]
+    for r in sorted(att, key=lambda r: r["size_mib"]):
+        print(f"  {r['size_mib']:6d} MiB device: attach {r['attach_s']:7.2f} s,"
+              f" detach {r['detach_s']:7.2f} s")
+    by = {r["size_mib"]: r for r in att}
+    if 1024 in by and 8192 in by:
+        tgt("attach 8 GiB <= 4x attach 1 GiB",
+            ratio(by[8192]["attach_s"], by[1024]["attach_s"]), lambda x: x <= 4)
+    m = sc.get("server-memory")
+    if m:
+        print(f"  server: pool {m['pool_mib']} MiB, memory in use {m['used_kib'] // 1024} MiB:"
+              f" {m['overhead_kib_per_gib']} KiB per exported GiB beyond the pool")
+    m = sc.get("mkfs-4G")
+    if m:
+        print(f"  mkfs.ext4 on 4 GiB: {m['mkfs_s']} s (discard sends nothing);"
+              f" {m['zeroing_mkfs_s']} s with the zeros written first (the old discard)")
+        tgt("mkfs.ext4 4 GiB <= 0.2x the zero-writing discard's",
+            ratio(m["mkfs_s"], m["zeroing_mkfs_s"]), lambda x: x <= 0.2)
+    for job, r in sc.items():
+        if job.startswith("fair-"):
+            print(f"  {r['devices']} devices on one server, 4 KiB randread QD32 each:"
+                  f" {r['iops']} IOPS in all, Jain's fairness {r['jain']},"
+                  f" per device {r['per_device']}")
+            tgt(f"{r['devices']} devices: fairness index >= 0.9", r["jain"], lambda x: x >= 0.9)
+    print("  targets:")
+    for t in out["targets"]:
+        if t["topology"] == "scale":
+            print(f"    {'met ' if t['met'] else 'MISS'} {t['target']}: {t['value']}")
+
+
+for topo in sorted({r["topology"] for r in rows} - {"scale"}):
     print(f"\n== topology {topo}")
     print(f"{'job':15} {'metric':8} {'rmem':>9} {'rmem-best':>9} {'nvme-rdma':>9} {'brd':>9}"
           f" {'raw':>9} {'best/nvme':>9} {'best/brd':>9} {'best/raw':>9} {'dflt/nvme':>9}")
@@ -191,6 +234,7 @@ for topo in sorted({r["topology"] for r in rows}):
         f"{j} {ratio(rr[j]['nvme-rdma'], rr[j]['raw'])}" for j in ("iops-randread", "iops-randwrite",
                                                                    "bw-read", "bw-write")))
 
+scale_report()
 json.dump(out, open(os.path.join(d, "results.json"), "w"), indent=1)
 with open(os.path.join(d, "results.csv"), "w", newline="") as fh:
     w = csv.writer(fh)
@@ -201,7 +245,7 @@ with open(os.path.join(d, "results.csv"), "w", newline="") as fh:
                                        "p99_us", "p999_us", "iops", "bw_MBps")])
 
 if shutil.which("gnuplot"):
-    for topo in sorted({r["topology"] for r in rows}):
+    for topo in sorted({r["topology"] for r in rows} - {"scale"}):
         with open(os.path.join(d, f"lat-{topo}.dat"), "w") as fh:
             for t in ("rmem", "rmem-poll", "nvme-rdma", "nvme-rdma-poll", "brd"):
                 r = get(topo, t, "lat-randread") or {}
