@@ -140,9 +140,17 @@ static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
 
 /*
  * The completion batch of the poll running on this CPU (rmem_poll(), with
- * bottom halves off), else NULL.
+ * bottom halves off) and the task running it: on PREEMPT_RT bottom halves
+ * off do not keep another task (a timeout handler's poll) off the CPU.
  */
-static DEFINE_PER_CPU(struct io_comp_batch *, rmem_poll_iob);
+struct rmem_poll_ctx {
+	struct io_comp_batch *iob;
+	struct task_struct *owner;
+};
+
+static DEFINE_PER_CPU(struct rmem_poll_ctx, rmem_poll_ctx);
+
+static void rmem_complete_rq(struct request *rq);
 
 static void rmem_complete_batch(struct io_comp_batch *iob)
 {
@@ -170,11 +178,19 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	WRITE_ONCE(queue->last_done, jiffies);
 	if (unlikely(blk_should_fake_timeout(rq->q)))
 		return;
-	/* a polled success ends with the poller's batch */
-	if (queue->poll && !cmd->status &&
-	    blk_mq_add_to_batch(rq, this_cpu_read(rmem_poll_iob), 0,
-				rmem_complete_batch))
+	if (queue->poll) {
+		struct rmem_poll_ctx *p = this_cpu_ptr(&rmem_poll_ctx);
+
+		/* complete (for the timeout handler) before it waits in a batch */
+		if (blk_mq_complete_request_remote(rq))
+			return;
+		/* a polled success ends with the poller's batch */
+		if (!cmd->status && p->owner == current &&
+		    blk_mq_add_to_batch(rq, p->iob, 0, rmem_complete_batch))
+			return;
+		rmem_complete_rq(rq);
 		return;
+	}
 	blk_mq_complete_request(rq);
 }
 
@@ -458,14 +474,18 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 static int rmem_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
 	struct rmem_queue *queue = hctx->driver_data;
+	struct rmem_poll_ctx *p;
 	int n;
 
 	local_bh_disable();
 	local_bh_enable();
 	local_bh_disable();
-	this_cpu_write(rmem_poll_iob, iob);
+	p = this_cpu_ptr(&rmem_poll_ctx);
+	p->iob = iob;
+	p->owner = current;
 	n = rmem_poll_cq(queue, RMEM_POLL_BUDGET);
-	this_cpu_write(rmem_poll_iob, NULL);
+	p->owner = NULL;
+	p->iob = NULL;
 	local_bh_enable();
 	return n;
 }

@@ -30,11 +30,12 @@ struct crypto_shash;
 #define RMEM_MAX_SEGS		(RMEM_MAX_SGE * RMEM_WRS_PER_RQ)
 /*
  * ... and one more for every boundary inside it where a work request must
- * end: a chunk's, or with a READ split (@split bytes, a power of two no
- * larger than a chunk) a multiple of @split.  A request of at most 1 MiB
- * has at most 1 MiB / @split of those (chunk boundaries are among them),
- * else one; its pieces between boundaries take at most its segments /
- * max_sge work requests more than one each.
+ * end: a chunk's, or with a READ split (@split bytes, a power of two) a
+ * multiple of @split.  A request of at most 1 MiB and at most a chunk
+ * (a power of two too) has b <= 1 MiB / @split of those (chunk
+ * boundaries are among them where the split is smaller), else b <= 1.
+ * Its k = b + 1 pieces take k + (nents - 1) / max_sge <= b + 4 work
+ * requests, nents <= 4 * max_sge being its segments.
  */
 static inline unsigned int rmem_data_wrs_per_rq(unsigned int split)
 {
@@ -374,6 +375,7 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		   enum ib_wr_opcode op, u64 pos, u32 zero_len);
 void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd);
 void rmem_commit_batch(struct rmem_queue *queue);
+void rmem_flush_batch(struct rmem_queue *queue);
 
 /* client_conn.c */
 void rmem_ctl_arm(struct rmem_dev *dev);

@@ -32,14 +32,19 @@
 
 /*
  * The barrier after the device stopped being live: every ->queue_rq()
- * from here on sees that and leaves the queue pairs alone.  The queue is
- * not left quiesced (held requests cycle through ->queue_rq()).
+ * from here on sees that and leaves the queue pairs alone.  Requests the
+ * block layer left in a batch, unposted, go back to wait (wr.c).  The
+ * queue is not left quiesced (held requests cycle through ->queue_rq()).
  */
 static void rmem_dev_queue_barrier(struct rmem_dev *dev)
 {
+	unsigned int i;
+
 	if (!dev->disk)
 		return;
 	blk_mq_quiesce_queue(dev->disk->queue);
+	for (i = 0; i < dev->nr_queues; i++)
+		rmem_flush_batch(&dev->queues[i]);
 	blk_mq_unquiesce_queue(dev->disk->queue);
 }
 

@@ -205,16 +205,19 @@ blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 /*
  * A request of the batch whose work requests were not posted: nothing of
  * it is live.  It ends through the completion path like a flushed one:
- * reissued once the device has reconnected, within its retry budget (a
- * device that refuses it every time must not loop it for ever), else an
- * I/O error.
+ * reissued once the device has reconnected, else an I/O error.  With
+ * @refused the device refused it (its first work request was the bad
+ * one): that counts against its retry budget, so that a request refused
+ * every time does not loop for ever; the requests behind it in the batch
+ * were not tried.
  */
-static void rmem_req_unposted(struct rmem_queue *queue, struct rmem_req *cmd)
+static void rmem_req_unposted(struct rmem_queue *queue, struct rmem_req *cmd,
+			      bool refused)
 {
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 
 	cmd->status = BLK_STS_IOERR;
-	cmd->hard_error = true;
+	cmd->hard_error = refused;
 	if (cmd->nr_sgl) {
 		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nr_sgl,
 				rq_dma_dir(rq));
@@ -256,6 +259,11 @@ static bool rmem_req_has_wr(struct rmem_req *cmd, const struct ib_send_wr *wr)
  * they batch and pipeline across CPUs.  A hardware NIC does the work
  * itself and both ways cost the same.
  *
+ * A batch found after the device stopped being live (the queue pair may
+ * be going away) is not posted: its requests wait for the reconnect.
+ * This runs inside the block layer's dispatch, so the barrier of the
+ * recovery (rmem_dev_queue_barrier()) orders it before any teardown.
+ *
  * Nothing may touch a request after a successful post: it may be complete.
  * So a failed post is sorted out from the driver's bad work request by
  * address alone: the requests before the one holding it went out whole;
@@ -271,6 +279,12 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 	unsigned int i;
 	int err;
 
+	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
+		     !READ_ONCE(queue->connected))) {
+		for (i = 0; i < n; i++)
+			rmem_req_unposted(queue, cmds[i], false);
+		return;
+	}
 	for (i = 0; i + 1 < n; i++)
 		cmds[i]->last_wr->next = &cmds[i + 1]->wr[0].wr;
 	if (!queue->poll) {
@@ -288,20 +302,25 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 		if (rmem_req_has_wr(cmds[i], bad))
 			break;
 	/*
-	 * A driver that fails a post says where it stopped; one that does
-	 * not leaves every request to wait for the drain.
+	 * A driver that fails a post says where it stopped.  One that does
+	 * not leaves nothing safe to do with the requests (any may be
+	 * complete, and reused): the drain completes those that went out;
+	 * one that did not would wait for ever (a driver bug).
 	 */
 	if (WARN_ON_ONCE(i == n)) {
-		for (i = 0; i < n; i++)
-			rmem_req_partial(cmds[i]);
-	} else if (bad != &cmds[i]->wr[0].wr) {
+		rmem_dev_fail(dev);
+		return;
+	}
+	if (bad != &cmds[i]->wr[0].wr) {
 		pr_err_ratelimited("%s: a request was posted only in part\n",
 				   dev->name);
 		rmem_req_partial(cmds[i++]);
+	} else {
+		rmem_req_unposted(queue, cmds[i++], true);
 	}
 	rmem_dev_fail(dev);
 	for (; i < n; i++)
-		rmem_req_unposted(queue, cmds[i]);
+		rmem_req_unposted(queue, cmds[i], false);
 }
 
 /**
@@ -320,14 +339,14 @@ void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd)
 	struct rmem_req *cmds[RMEM_BATCH];
 	unsigned int n = 0;
 
-	spin_lock_bh(&queue->batch_lock);
+	spin_lock(&queue->batch_lock);
 	queue->batch[queue->batch_nr++] = cmd;
 	if (queue->batch_nr == RMEM_BATCH) {
 		n = queue->batch_nr;
 		memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
 		queue->batch_nr = 0;
 	}
-	spin_unlock_bh(&queue->batch_lock);
+	spin_unlock(&queue->batch_lock);
 	if (n)
 		rmem_post_batch(queue, cmds, n);
 }
@@ -344,11 +363,34 @@ void rmem_commit_batch(struct rmem_queue *queue)
 	struct rmem_req *cmds[RMEM_BATCH];
 	unsigned int n;
 
-	spin_lock_bh(&queue->batch_lock);
+	spin_lock(&queue->batch_lock);
 	n = queue->batch_nr;
 	memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
 	queue->batch_nr = 0;
-	spin_unlock_bh(&queue->batch_lock);
+	spin_unlock(&queue->batch_lock);
 	if (n)
 		rmem_post_batch(queue, cmds, n);
+}
+
+/**
+ * rmem_flush_batch() - end what the queue's batch holds, unposted
+ * @queue: the queue, quiesced
+ *
+ * For the recovery's barrier: the block layer may leave requests in the
+ * batch with no bd->last or ->commit_rqs() to follow (a direct issue that
+ * found the queue quiesced inserts the rest of its list and returns).
+ * They wait for the reconnect like any other request.
+ */
+void rmem_flush_batch(struct rmem_queue *queue)
+{
+	struct rmem_req *cmds[RMEM_BATCH];
+	unsigned int i, n;
+
+	spin_lock(&queue->batch_lock);
+	n = queue->batch_nr;
+	memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
+	queue->batch_nr = 0;
+	spin_unlock(&queue->batch_lock);
+	for (i = 0; i < n; i++)
+		rmem_req_unposted(queue, cmds[i], false);
 }
