@@ -741,7 +741,8 @@ int rmem_blk_create(struct rmem_dev *dev)
 	set->nr_hw_queues = dev->nr_queues;
 	set->nr_maps = dev->nr_poll ? HCTX_MAX_TYPES : 1;
 	set->queue_depth = dev->cfg.queue_depth;
-	set->numa_node = NUMA_NO_NODE;
+	/* the requests' PDUs near the NIC that reads and writes them */
+	set->numa_node = ibdev_to_node(dev->ibdev);
 	set->cmd_size = sizeof(struct rmem_req);
 	set->flags = RMEM_BLK_MQ_F_MERGE;
 	set->driver_data = dev;

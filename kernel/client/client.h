@@ -153,11 +153,14 @@ struct rmem_stats {
  * @poll: completions are reaped by rmem_poll(), not by interrupt
  * @leave: not a queue pair: a RMEM_WIRE_LEAVE request at detach
  * @poll_cq: @cq of a polled queue while pollers may use it (RCU)
- * @last_done: jiffies of the last request completion
- * @stats: counters
  * @batch_lock: protects @batch and @batch_nr
  * @batch_nr: requests in @batch
  * @batch: requests built, to be posted with one doorbell (wr.c)
+ * @last_done: jiffies of the last request completion
+ * @stats: counters
+ *
+ * What submission writes and what completion writes sit on cache lines of
+ * their own, apart from each other and from the fields both only read.
  */
 struct rmem_queue {
 	struct rmem_dev *dev;
@@ -172,11 +175,13 @@ struct rmem_queue {
 	bool poll;
 	bool leave;
 	struct ib_cq __rcu *poll_cq;
-	unsigned long last_done;
-	struct rmem_stats stats;
-	spinlock_t batch_lock;	/* @batch, @batch_nr */
+	/* submission (->queue_rq()), on lines of its own */
+	spinlock_t batch_lock ____cacheline_aligned_in_smp; /* @batch, @batch_nr */
 	unsigned int batch_nr;
 	struct rmem_req *batch[RMEM_BATCH];
+	/* completion (the CQ's context), on lines of its own */
+	unsigned long last_done ____cacheline_aligned_in_smp;
+	struct rmem_stats stats;
 };
 
 /**
