@@ -339,6 +339,8 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 			      RMEM_A_DEV_PAD) ||
 	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, dev->chunk_size,
 			      RMEM_A_DEV_PAD) ||
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_MEMORY, rmem_dev_memory(dev),
+			      RMEM_A_DEV_PAD) ||
 	    (dev->cfg.host_id[0] &&
 	     nla_put_string(skb, RMEM_A_DEV_HOST_ID, dev->cfg.host_id)) ||
 	    nla_put_u8(skb, RMEM_A_DEV_AUTH, dev->proven) ||

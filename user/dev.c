@@ -27,6 +27,7 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_QUEUE_DEPTH] = MNL_TYPE_U32,
 	[RMEM_A_DEV_READ_SPLIT] = MNL_TYPE_U32,
+	[RMEM_A_DEV_MEMORY] = MNL_TYPE_U64,
 	[RMEM_A_DEV_POLL_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_KEEPALIVE_MS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = MNL_TYPE_U32,
@@ -402,6 +403,9 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_RECONNECTS])
 		print_uint(PRINT_ANY, "reconnects", " reconnects %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_RECONNECTS]));
+	if (tb[RMEM_A_DEV_MEMORY])
+		print_size(PRINT_ANY, "memory", " memory %s",
+			   mnl_attr_get_u64(tb[RMEM_A_DEV_MEMORY]));
 	if (tb[RMEM_A_DEV_HOST_ID])
 		print_string(PRINT_ANY, "host", " host %s",
 			     mnl_attr_get_str(tb[RMEM_A_DEV_HOST_ID]));

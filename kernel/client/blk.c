@@ -724,6 +724,28 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 }
 
 /**
+ * rmem_dev_memory() - kernel memory a device holds
+ * @dev: the device
+ *
+ * Its requests (blk-mq allocates each with its PDU, cmd_size, queue depth
+ * times the hardware queues), its queue array, chunk table, zero buffer
+ * and itself; not the RDMA device's memory for its queue pairs and CQs,
+ * which the driver allocates, nor an I/O scheduler's requests.
+ *
+ * Return: bytes.
+ */
+u64 rmem_dev_memory(const struct rmem_dev *dev)
+{
+	u64 rq = ALIGN(sizeof(struct request) + sizeof(struct rmem_req),
+		       cache_line_size());
+
+	return (u64)dev->nr_queues * dev->cfg.queue_depth * rq +
+	       RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
+	       (u64)dev->nr_chunks * sizeof(*dev->chunks) + RMEM_ZERO_BUF +
+	       sizeof(*dev);
+}
+
+/**
  * rmem_blk_create() - create and announce /dev/rmemN
  * @dev: a connected device
  *

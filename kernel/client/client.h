@@ -424,6 +424,7 @@ int rmem_blk_init(void);
 void rmem_blk_exit(void);
 unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev);
 int rmem_blk_create(struct rmem_dev *dev);
+u64 rmem_dev_memory(const struct rmem_dev *dev);
 void rmem_blk_remove(struct rmem_dev *dev);
 void rmem_blk_free(struct rmem_dev *dev);
 void rmem_blk_drained(struct rmem_queue *queue);

@@ -267,6 +267,9 @@ enum rmem_a_client {
  *	a loss costs the rest of one READ, not of the whole read); 0 for no
  *	split, else a power of two from 64 KiB to 1 MiB (DEV_ADD: absent for
  *	the module parameter read_split_kb, 128 KiB)
+ * @RMEM_A_DEV_MEMORY: u64 (replies): bytes of kernel memory the device
+ *	holds: its requests with their per-request context, queues, chunk
+ *	table and zero buffer (not the RDMA device's own queue memory)
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -297,6 +300,7 @@ enum rmem_a_dev {
 	RMEM_A_DEV_AUTH,
 	RMEM_A_DEV_SERVER_NAME,
 	RMEM_A_DEV_READ_SPLIT,
+	RMEM_A_DEV_MEMORY,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
