@@ -15,6 +15,7 @@ if not os.path.exists(os.path.join(d, "results.jsonl")):
 rows = [json.loads(line) for line in open(os.path.join(d, "results.jsonl"))]
 JOBS = ["lat-randread", "lat-randwrite", "iops-randread", "iops-randwrite",
         "bw-read", "bw-write"]
+# lat-randwrite's raw figure is twice ib_write_lat's (see below)
 RAW = {"lat-randread": "ib_read_lat", "lat-randwrite": "ib_write_lat",
        "iops-randread": "ib_read_bw-4k", "iops-randwrite": "ib_write_bw-4k",
        "bw-read": "ib_read_bw-1m", "bw-write": "ib_write_bw-1m"}
@@ -139,6 +140,11 @@ for topo in sorted({r["topology"] for r in rows} - {"scale"}):
         else:
             v["best"] = v["rmem"]
         raw = (get(topo, "raw", RAW[job]) or {}).get(m)
+        # perftest reports half the round trip of its WRITE ping-pong
+        # (ib_write_lat), the whole one of a READ (ib_read_lat); a block
+        # write completes after one round trip (the WRITE, its ACK)
+        if job == "lat-randwrite" and raw is not None:
+            raw = round(2 * raw, 2)
         rr = {"topology": topo, "job": job, "metric": m, "rmem": v["rmem"],
               "rmem_best": v["best"], "nvme-rdma": v["nvme-rdma"], "brd": v["brd"], "raw": raw,
               "rmem/nvme-rdma": ratio(v["rmem"], v["nvme-rdma"]),
