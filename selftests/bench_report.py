@@ -178,6 +178,7 @@ for topo in sorted({r["topology"] for r in rows} - {"scale"}):
                 out["work_per_io"].append({"topology": topo, "target": t, "job": job, **w})
                 print(f"    {job:14} {t:15} " + " ".join(f"{w[k]:8.2f}" for k in WORK))
 
+    rr_all = {x["job"]: x for x in out["ratios"] if x["topology"] == topo}
     print("  busy CPU per I/O (us; client = the VM fio ran in, server = the"
           " memory server; two VMs only):")
     cpu = {}
@@ -191,7 +192,7 @@ for topo in sorted({r["topology"] for r in rows} - {"scale"}):
     # a broken measurement, not a ceiling
     for job in JOBS:
         m = metric(job)
-        raw = (get(topo, "raw", RAW[job]) or {}).get(m)
+        raw = rr_all[job]["raw"]
         for t in ("rmem", "nvme-rdma"):
             x = (get(topo, t, job) or {}).get(m)
             if raw is not None and x is not None and \
