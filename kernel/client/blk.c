@@ -134,7 +134,17 @@ static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
 		cmd->hard_error = true;
 		break;
 	}
-	WRITE_ONCE(cmd->queue->connected, false);
+	/*
+	 * Once per lost connection, flushes included: a driver may complete
+	 * every work request of a broken queue pair as flushed, the one that
+	 * broke it too (rxe does), and then this is all the log says.
+	 */
+	if (READ_ONCE(cmd->queue->connected)) {
+		WRITE_ONCE(cmd->queue->connected, false);
+		pr_warn_ratelimited("%s: queue %u: a work request failed: %s\n",
+				    cmd->queue->dev->name, cmd->queue->index,
+				    ib_wc_status_msg(status));
+	}
 	rmem_dev_fail(cmd->queue->dev);
 }
 
