@@ -323,6 +323,30 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 		rmem_req_unposted(queue, cmds[i], false);
 }
 
+/*
+ * Under the batch lock: add @cmd (if any); then, if @all or the batch is
+ * full, take every request out of it into @cmds.
+ *
+ * Return: how many were taken.
+ */
+static unsigned int rmem_take_batch(struct rmem_queue *queue,
+				    struct rmem_req *cmd, bool all,
+				    struct rmem_req **cmds)
+{
+	unsigned int n = 0;
+
+	spin_lock(&queue->batch_lock);
+	if (cmd)
+		queue->batch[queue->batch_nr++] = cmd;
+	if (all || queue->batch_nr == RMEM_BATCH) {
+		n = queue->batch_nr;
+		memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
+		queue->batch_nr = 0;
+	}
+	spin_unlock(&queue->batch_lock);
+	return n;
+}
+
 /**
  * rmem_queue_batch() - add a request to its queue's batch
  * @queue: the request's queue
@@ -337,16 +361,8 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd)
 {
 	struct rmem_req *cmds[RMEM_BATCH];
-	unsigned int n = 0;
+	unsigned int n = rmem_take_batch(queue, cmd, false, cmds);
 
-	spin_lock(&queue->batch_lock);
-	queue->batch[queue->batch_nr++] = cmd;
-	if (queue->batch_nr == RMEM_BATCH) {
-		n = queue->batch_nr;
-		memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
-		queue->batch_nr = 0;
-	}
-	spin_unlock(&queue->batch_lock);
 	if (n)
 		rmem_post_batch(queue, cmds, n);
 }
@@ -361,13 +377,8 @@ void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd)
 void rmem_commit_batch(struct rmem_queue *queue)
 {
 	struct rmem_req *cmds[RMEM_BATCH];
-	unsigned int n;
+	unsigned int n = rmem_take_batch(queue, NULL, true, cmds);
 
-	spin_lock(&queue->batch_lock);
-	n = queue->batch_nr;
-	memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
-	queue->batch_nr = 0;
-	spin_unlock(&queue->batch_lock);
 	if (n)
 		rmem_post_batch(queue, cmds, n);
 }
@@ -384,13 +395,8 @@ void rmem_commit_batch(struct rmem_queue *queue)
 void rmem_flush_batch(struct rmem_queue *queue)
 {
 	struct rmem_req *cmds[RMEM_BATCH];
-	unsigned int i, n;
+	unsigned int i, n = rmem_take_batch(queue, NULL, true, cmds);
 
-	spin_lock(&queue->batch_lock);
-	n = queue->batch_nr;
-	memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
-	queue->batch_nr = 0;
-	spin_unlock(&queue->batch_lock);
 	for (i = 0; i < n; i++)
 		rmem_req_unposted(queue, cmds[i], false);
 }
