@@ -23,7 +23,8 @@
 # (context switches, interrupts, softirqs, rxe packets: bench_work.sh).
 #
 # "smoke" is the regression guard make check runs: one VM, 4 KiB random
-# read QD32 on rmem and nvme-rdma only; it fails if rmem is slower.
+# read QD32 on rmem and nvme-rdma only, failing if rmem is slower; two
+# VMs, 1 MiB sequential read, failing below 0.8x nvme-rdma (bench_smoke).
 #
 # BENCH_RUNTIME  seconds per fio job (default 10; smoke 5)
 # RAW_TRIES      runs of each raw verbs test; the best counts (default 3)
@@ -260,15 +261,22 @@ for x in map(json.loads, open(sys.argv[1])):
 # seen); two VMs, 0.8 for now: 6.12 measured 1.05 and 0.93 on
 # 2026-11-25/26 (6.1: 1.77), too close to 1.0 for a guard that must not
 # fail on noise; unsplit 1 MiB READs made it 0.34, which 0.8 catches.
-# Issue 18's target (>= 1.0) is reported here and checked by make bench.
+# Issue 18's target (>= 1.0) is printed here and in make bench's
+# targets: lines; nothing fails on it yet.
 ok = True
 for topo, what, unit, least in (("one", "4 KiB random read QD32", "IOPS", 1.0),
                                 ("two", "two VMs, 1 MiB sequential read (best)", "MB/s", 0.8)):
-    r, n = best[(topo, "rmem")], best[(topo, "nvme-rdma")]
+    r, n = best.get((topo, "rmem"), 0), best.get((topo, "nvme-rdma"), 0)
+    if not r or not n:
+        print(f"# FAIL: bench: {what}: no result (rmem {r}, nvme-rdma {n})")
+        ok = False
+        continue
     print(f"# bench: {what}: rmem {r:.1f} {unit}, nvme-rdma {n:.1f} {unit}, "
           f"ratio {r / n:.2f} (guard: at least {least}"
           f"{'' if least >= 1 else ', target 1.0: ' + ('met' if r >= n else 'NOT met')})")
-    ok = ok and r >= least * n
+    if r < least * n:
+        print(f"# FAIL: bench: {what}: rmem below {least}x nvme-rdma")
+        ok = False
 sys.exit(0 if ok else 1)
 PY
 }

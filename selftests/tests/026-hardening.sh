@@ -58,7 +58,7 @@ check "detach, server del" vm -t 60 "$H" "$R dev del rmem0 && $R server del s0"
 echo "# C: attach time after 1 GiB was used"
 # attach_ms SIZE: milliseconds a dev add of SIZE takes
 attach_ms() {
-	lab_exec -t 300 "$H" "t0=\$(date +%s%N); $R dev add peer $A size $1 > /dev/null || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
+	lab_exec -t 300 "$H" "t0=\$(date +%s%N); $R dev add peer $A size $1 > /dev/null 2>&1 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
 }
 # zeroed NAME: the server's dirty count drops to 0 (background zeroing)
 zeroed() {
@@ -66,7 +66,7 @@ zeroed() {
 		"for i in \$(seq 600); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"dirty\"])')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
 }
 check "server with 1.25 GiB" vm -t 300 "$H" "$R server add name s0 listen $A size 1280M > /dev/null"
-clean=$(attach_ms 1G) && echo "# ok: 1 GiB attach on a clean pool: $clean ms" ||
+clean=$(attach_ms 1G) && [[ $clean =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach on a clean pool: $clean ms" ||
 	{ echo "# FAIL: attach: $clean"; LAB_FAILS=$((LAB_FAILS + 1)); clean=1; }
 check "a 128 MiB device (rmem1) next to the 1 GiB one" vm -t 300 "$H" \
 	"$R dev add peer $A size 128M > /dev/null"
@@ -76,35 +76,49 @@ check "a 128 MiB device (rmem1) next to the 1 GiB one" vm -t 300 "$H" \
 # attach counts: a regression (zeroing in the attach path) is slow every
 # time, a busy host only sometimes.
 dirty="$R -j server show | grep -o '\"dirty\":[0-9]*' | head -n 1 | cut -d: -f2"
-best=999999
+best=999999 observed=0
 for i in 1 2 3; do
 	check "round $i: write 64 MiB to the 1 GiB device" vm -t 300 "$H" \
 		"dd if=/dev/urandom of=/dev/rmem0 bs=1M count=64 oflag=direct status=none"
-	out=$(lab_exec -t 300 "$H" "$R dev del rmem0 || exit 1; t0=\$(date +%s%N); $R dev add peer $A size 128M > /dev/null || exit 1; t1=\$(date +%s%N); d1=\$($dirty); sleep 0.3; echo \$(( (t1 - t0) / 1000000 )) \$d1 \$($dirty)") &&
-		read -r again d1 d2 <<< "$out" &&
-		echo "# ok: round $i: detach the 1 GiB device; a 128 MiB attach right after: $again ms; dirty then $((d1 >> 20)) MiB, 0.3 s later $((d2 >> 20)) MiB" ||
-		{ echo "# FAIL: round $i: detach, attach: $out"; LAB_FAILS=$((LAB_FAILS + 1)); again=999999 d1=0 d2=0; }
-	[ "$again" -lt "$best" ] && best=$again
-	# the zeroing runs while the client resolves the server's address
-	# and route, and from the accepted connect until a second after the
-	# last queue pair joined it pauses, after the 64 MiB chunk it is
-	# on: at most one chunk may go in the 0.3 s (6.1's clear_page under
-	# TCG zeroes hundreds of MiB in that time; 6.12's can zero the whole
-	# 1 GiB before the attach connects: nothing is left to pause)
-	[ "$d1" = 0 ] && echo "# note: round $i: all zeroed before the attach connected; the pause is not observable"
-	check "round $i: zeroing paused after the attach (at most one 64 MiB chunk in 0.3 s: $(((d1 - d2) >> 20)) MiB)" \
-		test $((d1 - d2)) -le $((64 << 20))
+	# t2: after the second read; the pause lasts 1 s from the last
+	# accepted connect, so a round whose reads took longer says nothing
+	out=$(lab_exec -t 300 "$H" "$R dev del rmem0 2> /dev/null || exit 1; t0=\$(date +%s%N); $R dev add peer $A size 128M > /dev/null 2>&1 || exit 1; t1=\$(date +%s%N); d1=\$($dirty); sleep 0.3; d2=\$($dirty); t2=\$(date +%s%N); echo \$(( (t1 - t0) / 1000000 )) \$d1 \$d2 \$(( (t2 - t1) / 1000000 ))")
+	read -r again d1 d2 dt <<< "$out"
+	if [[ "$again $d1 $d2 $dt" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+		echo "# ok: round $i: detach the 1 GiB device; a 128 MiB attach right after: $again ms; dirty then $((d1 >> 20)) MiB, $dt ms later $((d2 >> 20)) MiB"
+		[ "$again" -lt "$best" ] && best=$again
+		# the zeroing runs while the client resolves the server's
+		# address and route, and pauses from the accepted connect
+		# until a second after the last accepted one, after the 64
+		# MiB chunk it is on: at most one chunk may go between the
+		# reads (6.1's clear_page under TCG zeroes hundreds of MiB in
+		# 0.3 s; 6.12's can zero the whole 1 GiB before the attach
+		# connects: nothing is left to pause)
+		if [ "$d1" = 0 ]; then
+			echo "# note: round $i: all zeroed before the attach connected; the pause is not observable"
+		elif [ "$dt" -gt 800 ]; then
+			echo "# note: round $i: the reads took $dt ms, near the end of the pause: not observable"
+		else
+			observed=$((observed + 1))
+			check "round $i: zeroing paused after the attach (at most one 64 MiB chunk in $dt ms: $(((d1 - d2) >> 20)) MiB)" \
+				test $((d1 - d2)) -le $((64 << 20))
+		fi
+	else
+		echo "# FAIL: round $i: detach, attach: $out"
+		LAB_FAILS=$((LAB_FAILS + 1))
+	fi
 	zeroed "round $i: the server zeroed the rest after the attach (dirty drops to 0)"
 	[ $i = 3 ] && break
 	check "round $i: the new device reads zeros" vm -t 300 "$H" "cmp -n 134217728 /dev/rmem0 /dev/zero"
 	check "round $i: detach it, attach 1 GiB again" vm -t 300 "$H" \
 		"$R dev del rmem0 && $R dev add peer $A size 1G > /dev/null"
+	zeroed "round $i: the released 128 MiB zeroed (clean room for the next round)"
 done
-echo "# note: the best of three rounds: $best ms (029-attach-after-release bounds it, in two VMs)"
+echo "# note: the best of three rounds: $best ms (029-attach-after-release bounds it, in two VMs); the pause observed in $observed of 3"
 check "the new device reads zeros" vm -t 300 "$H" "cmp -n 134217728 /dev/rmem0 /dev/zero"
 check "detach it" vm -t 120 "$H" "$R dev del rmem0"
 zeroed "the server zeroes it in the background (dirty drops to 0)"
-again=$(attach_ms 1G) && echo "# ok: 1 GiB attach after the release: $again ms" ||
+again=$(attach_ms 1G) && [[ $again =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach after the release: $again ms" ||
 	{ echo "# FAIL: attach: $again"; LAB_FAILS=$((LAB_FAILS + 1)); again=999999; }
 check "within twice the clean attach time ($again <= 2 * $clean ms)" test "$again" -le $((2 * clean))
 check "the new device reads zeros, not the old client's data" vm -t 300 "$H" \

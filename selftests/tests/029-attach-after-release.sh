@@ -24,6 +24,10 @@
 # time; a busy host only sometimes).
 source "$(dirname "$0")/../lib.sh"
 
+# a timing on the debug kernel (KASAN, 3-5x slower, and its shadow
+# leaves no room for a 3.25 GiB pool in 4 GiB) says nothing; make check
+# runs it
+[ -z "${RMEM_LAB_KERNEL:-}" ] || { echo "# SKIP: a timing test, not run on the debug kernel"; exit 4; }
 LAB_MEM_SERVER=${LAB_MEM_SERVER:-4096}
 export LAB_MEM_SERVER
 lab_start two || exit 1
@@ -32,7 +36,7 @@ S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 # attach_ms SIZE: milliseconds a dev add of SIZE takes on the client
 attach_ms()
 {
-	lab_exec -t 300 "$C" "t0=\$(date +%s%N); $R dev add peer $A size $1 > /dev/null || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
+	lab_exec -t 300 "$C" "t0=\$(date +%s%N); $R dev add peer $A size $1 > /dev/null 2>&1 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
 }
 # zeroed NAME: the server's dirty count drops to 0 (background zeroing)
 zeroed()
@@ -47,7 +51,7 @@ check "server with 3.25 GiB" vm -t 300 "$S" "$R server add name s0 listen $A siz
 
 times=()
 for i in 1 2 3; do
-	t=$(attach_ms 128M) && times+=("$t") ||
+	t=$(attach_ms 128M) && [[ $t =~ ^[0-9]+$ ]] && times+=("$t") ||
 		{ echo "# FAIL: attach: $t"; LAB_FAILS=$((LAB_FAILS + 1)); times+=(1); }
 	check "detach it: 128 MiB dirty" vm -t 120 "$C" "$R dev del rmem0"
 	zeroed "the server zeroes it in the background (dirty drops to 0)"
@@ -63,8 +67,8 @@ for i in 1 2 3; do
 		"dd if=/dev/urandom of=/dev/rmem0 bs=1M count=64 oflag=direct status=none"
 	# detach and attach in one command: the attach starts milliseconds
 	# after the release, while the server zeroes the 3 GiB
-	out=$(lab_exec -t 300 "$C" "$R dev del rmem0 || exit 1; t0=\$(date +%s%N); $R dev add peer $A size 128M > /dev/null || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))") &&
-		[ "$out" -ge 0 ] 2> /dev/null &&
+	out=$(lab_exec -t 300 "$C" "$R dev del rmem0 2> /dev/null || exit 1; t0=\$(date +%s%N); $R dev add peer $A size 128M > /dev/null 2>&1 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))") &&
+		[[ $out =~ ^[0-9]+$ ]] &&
 		echo "# ok: round $i: detach the 3 GiB device; a 128 MiB attach right after: $out ms" ||
 		{ echo "# FAIL: round $i: detach, attach: $out"; LAB_FAILS=$((LAB_FAILS + 1)); out=999999; }
 	[ "$out" -lt "$best" ] && best=$out
@@ -73,10 +77,11 @@ for i in 1 2 3; do
 	[ $i = 3 ] && break
 	check "round $i: detach it, attach 3 GiB again" vm -t 300 "$C" \
 		"$R dev del rmem0 && $R dev add peer $A size 3G > /dev/null"
+	zeroed "round $i: the released 128 MiB zeroed (clean room for the next round)"
 done
 check "the best of three ($best ms) within twice the clean attach time (2 * $small ms)" \
 	test "$best" -le $((2 * small))
-check "detach both, server del" vm -t 120 "$C" "$R dev del rmem0 && $R dev del rmem1"
+check "detach both" vm -t 120 "$C" "$R dev del rmem0 && $R dev del rmem1"
 check "server del, unload" vm -t 120 "$S" "$R server del s0 && rmmod rmem"
 check "unload on the client" rmem_unload "$C"
 test_done
