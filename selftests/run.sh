@@ -63,8 +63,8 @@ select_tests()
 # pass/fail/skip; returns 1 if any failed
 run_group()
 {
-	local ind=$1 t n=0 name t0 limit own rc dt try out bad=0
-	shift
+	local ind=$1 label=$2 t n=0 name t0 limit own rc dt try out bad=0
+	shift 2
 	out=$(mktemp) || return 1
 	echo "${ind}KTAP version 1"
 	echo "${ind}1..$#"
@@ -107,11 +107,14 @@ run_group()
 		*) echo "${ind}not ok $n $name"; fail=$((fail + 1)); bad=1 ;;
 		esac
 		# a failed test's FAIL lines again at the end of the run (CI
-		# shows the tail of a long log; the middle may be cut)
+		# shows the tail of a long log; the middle may be cut): its exit
+		# status, its FAIL lines and the lab's own complaints (a bad
+		# kernel log line, a VM gone or not ready)
 		case $rc in 0 | 4) ;; *)
-			{ grep -h "FAIL" "$out" | head -n 8 || true
-			  case $rc in 124|137) echo "timed out after ${limit}s" ;; esac
-			} | sed "s/^[# ]*/# recap: ${LAB_KERNEL:-every kernel} $name: /" >> "$recap" ;;
+			{ echo "exit status $rc after ${dt}s"
+			  grep -a -h -E "FAIL|^# lab: .*(bad kernel log|kmemleak|did not finish|not ready|QEMU exited|EMULATOR FAULT)" "$out" |
+				head -n 8 || true
+			} | sed "s/^[# ]*/# recap: $label $name: /" >> "$recap" ;;
 		esac
 	done
 	rm -f "$out"
@@ -149,12 +152,13 @@ echo "KTAP version 1"
 echo "1..$groups"
 pass=0 fail=0 skip=0 emu=0 g=0
 recap=$(mktemp) || exit 1
+trap 'rm -f "$recap"' EXIT
 start=$SECONDS
 if [ ${#per_kernel[@]} -gt 0 ]; then
 	for k in "${kernels[@]}"; do
 		g=$((g + 1))
 		echo "# kernel $k: ${#per_kernel[@]} tests"
-		if LAB_KERNEL=$k run_group "    " "${per_kernel[@]}"; then
+		if LAB_KERNEL=$k run_group "    " "$k" "${per_kernel[@]}"; then
 			echo "ok $g $k"
 		else
 			echo "not ok $g $k"
@@ -164,14 +168,13 @@ fi
 if [ ${#once[@]} -gt 0 ]; then
 	g=$((g + 1))
 	echo "# once per machine, every lab kernel: ${#once[@]} tests"
-	if LAB_KERNELS="${kernels[*]}" run_group "    " "${once[@]}"; then
+	if LAB_KERNELS="${kernels[*]}" run_group "    " "every kernel" "${once[@]}"; then
 		echo "ok $g machine"
 	else
 		echo "not ok $g machine"
 	fi
 fi
 [ -s "$recap" ] && cat "$recap"
-rm -f "$recap"
 echo "# total time $((SECONDS - start))s"
 echo "# emulator faults (tests run again): $emu"
 echo "$pass passed, $fail failed, $skip skipped"

@@ -58,13 +58,13 @@ S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 # report ever names rxe_requester, as one did on the debug kernel's 6.1)
 rxe_counters()
 {
-	echo "# rxe $1 ($2): $(lab_exec "$2" "cd /sys/class/infiniband/rxe0/ports/1/hw_counters && for f in completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request send_rnr_err rcvd_rnr_err send_err; do printf '%s=%s ' \$f \$(cat \$f); done" 2>/dev/null)"
-	# with slub_debug=U,kmalloc-8k on the kernel command line (LAB_APPEND),
-	# the biggest allocation sites of that cache: the debug lane's open
-	# swap failure filled it
-	lab_exec "$2" "f=/sys/kernel/slab/kmalloc-8k/alloc_calls; [ -r \$f ] && sort -rn \$f | head -n 8" 2>/dev/null | sed "s/^/# kmalloc-8k $1 ($2): /"
-	# and then the slab's size and the queue pairs' state and PSNs
-	lab_exec "$2" "f=/sys/kernel/slab/kmalloc-8k/alloc_calls; [ -r \$f ] && grep '^kmalloc-8k ' /proc/slabinfo && rdma -d res show qp" 2>/dev/null | sed "s/^/# kmalloc-8k $1 ($2): /"
+	echo "# rxe $1 ($2): $(lab_exec -t 30 "$2" "cd /sys/class/infiniband/rxe0/ports/1/hw_counters && for f in completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request send_rnr_err rcvd_rnr_err send_err; do printf '%s=%s ' \$f \$(cat \$f); done" 2>/dev/null)"
+	# with slub_debug=U,kmalloc-8k on the kernel command line
+	# (LAB_APPEND="pci=noacpi slub_debug=U,kmalloc-8k"): the slab's size,
+	# its biggest allocation sites (debugfs, sorted by count, with their
+	# stacks) and the queue pairs' state: the debug lane's open swap
+	# failure filled that cache
+	lab_exec -t 30 "$2" "f=/sys/kernel/debug/slab/kmalloc-8k/alloc_traces; [ -r \$f ] && grep '^kmalloc-8k ' /proc/slabinfo && head -n 60 \$f && rdma -d res show qp" | sed "s/^/# kmalloc-8k $1 ($2): /"
 	true
 }
 
