@@ -72,7 +72,7 @@ check "a 128 MiB device (rmem1) next to the 1 GiB one" vm -t 300 "$H" \
 	"$R dev add peer $A size 128M > /dev/null"
 # detach and attach in one command: the attach starts milliseconds after
 # the release, while the 1 GiB is being zeroed; the server's dirty count
-# is read twice right after it, 0.3 s apart.  Three rounds, the best
+# is read twice right after it, 0.1 s apart.  Three rounds, the best
 # attach counts: a regression (zeroing in the attach path) is slow every
 # time, a busy host only sometimes.
 dirty="$R -j server show | grep -o '\"dirty\":[0-9]*' | head -n 1 | cut -d: -f2"
@@ -81,8 +81,9 @@ for i in 1 2 3; do
 	check "round $i: write 64 MiB to the 1 GiB device" vm -t 300 "$H" \
 		"dd if=/dev/urandom of=/dev/rmem0 bs=1M count=64 oflag=direct status=none"
 	# t2: after the second read; the pause lasts 1 s from the last
-	# accepted connect, so a round whose reads took longer says nothing
-	out=$(lab_exec -t 300 "$H" "$R dev del rmem0 2> /dev/null || exit 1; t0=\$(date +%s%N); $R dev add peer $A size 128M > /dev/null 2>&1 || exit 1; t1=\$(date +%s%N); d1=\$($dirty); sleep 0.3; d2=\$($dirty); t2=\$(date +%s%N); echo \$(( (t1 - t0) / 1000000 )) \$d1 \$d2 \$(( (t2 - t1) / 1000000 ))")
+	# accepted connect, before t1: a round whose reads ended later says
+	# nothing (each read is a rmemctl run, 0.3-0.5 s under TCG)
+	out=$(lab_exec -t 300 "$H" "$R dev del rmem0 2> /dev/null || exit 1; t0=\$(date +%s%N); $R dev add peer $A size 128M > /dev/null 2>&1 || exit 1; t1=\$(date +%s%N); d1=\$($dirty); sleep 0.1; d2=\$($dirty); t2=\$(date +%s%N); echo \$(( (t1 - t0) / 1000000 )) \$d1 \$d2 \$(( (t2 - t1) / 1000000 ))")
 	read -r again d1 d2 dt <<< "$out"
 	if [[ "$again $d1 $d2 $dt" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]; then
 		echo "# ok: round $i: detach the 1 GiB device; a 128 MiB attach right after: $again ms; dirty then $((d1 >> 20)) MiB, $dt ms later $((d2 >> 20)) MiB"
@@ -96,7 +97,7 @@ for i in 1 2 3; do
 		# connects: nothing is left to pause)
 		if [ "$d1" = 0 ]; then
 			echo "# note: round $i: all zeroed before the attach connected; the pause is not observable"
-		elif [ "$dt" -gt 800 ]; then
+		elif [ "$dt" -gt 1000 ]; then
 			echo "# note: round $i: the reads took $dt ms, near the end of the pause: not observable"
 		else
 			observed=$((observed + 1))
@@ -120,6 +121,16 @@ check "detach it" vm -t 120 "$H" "$R dev del rmem0"
 zeroed "the server zeroes it in the background (dirty drops to 0)"
 again=$(attach_ms 1G) && [[ $again =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach after the release: $again ms" ||
 	{ echo "# FAIL: attach: $again"; LAB_FAILS=$((LAB_FAILS + 1)); again=999999; }
+# one attach under TCG varies by 2x now and then (516 against 220 ms once
+# on 6.12): a slow one is measured again, and the better counts; a
+# regression (zeroing in the attach path) is slow both times
+if [ "$again" -gt $((2 * clean)) ] && [ "$again" != 999999 ]; then
+	check "detach it, to measure again" vm -t 120 "$H" "$R dev del rmem0"
+	zeroed "the server zeroes it in the background (dirty drops to 0)"
+	a2=$(attach_ms 1G) && [[ $a2 =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach after the release, again: $a2 ms" ||
+		{ echo "# FAIL: attach: $a2"; LAB_FAILS=$((LAB_FAILS + 1)); a2=999999; }
+	[ "$a2" -lt "$again" ] && again=$a2
+fi
 check "within twice the clean attach time ($again <= 2 * $clean ms)" test "$again" -le $((2 * clean))
 check "the new device reads zeros, not the old client's data" vm -t 300 "$H" \
 	"cmp -n 1073741824 /dev/rmem0 /dev/zero"
