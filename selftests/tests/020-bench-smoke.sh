@@ -5,7 +5,7 @@
 # job per vCPU against /dev/rmem0 and against NVMe-oF RDMA (nvmet-rdma
 # exporting brd); in two VMs over the UDP wire, 1 MiB sequential read QD8
 # (best of three alternating runs each).  Fails if rmem is slower than
-# nvme-rdma in one VM, or below 0.8x of it in two (bench.sh says why;
+# nvme-rdma in one VM, or below 0.5x of it in two (bench.sh says why;
 # issue 18's target there, 1.0x, is printed).  This guards against
 # regressions; the performance targets are make bench's business.
 # rmem-timeout: 900
