@@ -10,7 +10,7 @@
 #       KTAP version 1
 #       1..21
 #       # <diagnostics of the test, streamed as it runs>
-#       ok 1 kernel-style
+#       ok 1 lab-one
 #       not ok 2 ...
 #   not ok 1 6.12.117+deb12-amd64
 #       ...

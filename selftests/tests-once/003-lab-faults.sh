@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The lab's fault injection, which later tests rely on: cutting the server's
 # link stops RDMA traffic, restoring it brings traffic back, and powering
-# the server VM off leaves the client running.
+# the server VM off leaves the client running.  Once per machine
+# (tests-once/), on the newest lab kernel: these are QEMU's and the
+# guest's network stack's, not rmem's.
 source "$(dirname "$0")/../lib.sh"
 
 lab_start two || exit 1

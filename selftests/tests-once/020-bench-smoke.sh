@@ -7,6 +7,8 @@
 # (best of three alternating runs each).  Fails if rmem is slower than
 # nvme-rdma in one VM, or below 0.5x of it in two (bench.sh says why;
 # issue 18's target there, 1.0x, is printed).  This guards against
-# regressions; the performance targets are make bench's business.
+# regressions; the performance targets are make bench's business.  Once
+# per machine (tests-once/), on the newest lab kernel: a regression in
+# rmem's data path shows on any kernel (make bench measures the others).
 # rmem-timeout: 900
 exec "$(dirname "$0")/../bench.sh" smoke
