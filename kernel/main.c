@@ -53,6 +53,34 @@ module_param_named(fault_sector, rmem_fault_sector, ullong, 0644);
 MODULE_PARM_DESC(fault_sector,
 		 "Testing only: client I/O touching this 512-byte sector fails at the server's NIC, every time (default: off)");
 
+atomic_t rmem_fault_ext = ATOMIC_INIT(0);
+
+static int rmem_fault_ext_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n > INT_MAX)
+		return -EINVAL;
+	atomic_set(&rmem_fault_ext, n);
+	return 0;
+}
+
+static int rmem_fault_ext_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&rmem_fault_ext));
+}
+
+static const struct kernel_param_ops rmem_fault_ext_ops = {
+	.set = rmem_fault_ext_set,
+	.get = rmem_fault_ext_get,
+};
+module_param_cb(fault_ext, &rmem_fault_ext_ops, NULL, 0644);
+MODULE_PARM_DESC(fault_ext,
+		 "Testing only: the next N client requests too large for their PDU are refused room once each and requeued (default: 0)");
+
 unsigned int rmem_keepalive_ms = 1000;
 module_param_named(keepalive_ms, rmem_keepalive_ms, uint, 0444);
 MODULE_PARM_DESC(keepalive_ms,

@@ -5,6 +5,7 @@
 #ifndef _RMEM_H
 #define _RMEM_H
 
+#include <linux/atomic.h>
 #include <linux/inet.h>
 #include <linux/in6.h>
 #include <linux/list.h>
@@ -27,6 +28,7 @@ extern unsigned int rmem_connect_timeout_ms;
 extern int rmem_ack_timeout;
 extern unsigned int rmem_read_split_kb;
 extern unsigned long long rmem_fault_sector;
+extern atomic_t rmem_fault_ext;
 extern unsigned int rmem_fault_ready_delay_ms;
 extern unsigned int rmem_keepalive_ms;
 extern unsigned int rmem_loss_timeout_ms;

@@ -8,14 +8,17 @@
  * buffer.  Discard and flush need nothing on the wire: a discard promises
  * no data (the server zeroes memory a device lets go before another
  * client gets it), the memory is volatile and no write cache is
- * advertised.  All per-request state (scatterlist, SGEs, work requests)
- * lives in the request's PDU, preallocated by blk-mq: the data path
- * allocates no memory.
+ * advertised.  A request's state (scatterlist, SGEs, work requests)
+ * lives in its PDU, preallocated by blk-mq, when it is small (most are,
+ * swap's always); a larger one takes room from the device's mempool,
+ * whose reserve the data path can always wait for (wr.c): it never waits
+ * for the page allocator.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/mempool.h>
 #include <rdma/ib_verbs.h>
 
 #include "client.h"
@@ -176,11 +179,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		rmem_rdma_failed(cmd, wc->status);
-	if (cmd->nr_sgl) {
-		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nr_sgl,
-				rq_dma_dir(rq));
-		cmd->nr_sgl = 0;
-	}
+	rmem_unmap_data(queue->dev, cmd);
 	if (!cmd->status)
 		rmem_rq_account(queue, rq, lat_ns);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
@@ -224,6 +223,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	u32 zero_len = 0;
 	enum ib_wr_opcode op;
 	blk_status_t ret;
+	int err;
 
 	/*
 	 * A new request starts with its full retry budget; a reissue keeps
@@ -249,6 +249,12 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	cmd->nr_sgl = 0;
 	cmd->nents = 0;
 	cmd->partial = false;
+	cmd->ext = NULL;
+	cmd->sgl = cmd->isgl;
+	cmd->sge = cmd->isge;
+	cmd->nr_sge = ARRAY_SIZE(cmd->isge);
+	cmd->wr = cmd->iwr;
+	cmd->nr_wr = ARRAY_SIZE(cmd->iwr);
 
 	switch (req_op(rq)) {
 	case REQ_OP_DISCARD:
@@ -290,7 +296,15 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 		if (ret)
 			goto out_fail;
 	}
-	if (rmem_build_wrs(dev, cmd, op, pos, zero_len)) {
+	err = rmem_build_wrs(dev, cmd, op, pos, zero_len);
+	if (err == -ENOSPC && !cmd->ext) {
+		/* more pieces than the PDU holds: build them again in room */
+		ret = rmem_get_ext(dev, cmd);
+		if (ret)
+			goto out_unmap;
+		err = rmem_build_wrs(dev, cmd, op, pos, zero_len);
+	}
+	if (err) {
 		ret = BLK_STS_IOERR;
 		goto out_unmap;
 	}
@@ -299,9 +313,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	return BLK_STS_OK;
 
 out_unmap:
-	if (cmd->nr_sgl)
-		ib_dma_unmap_sg(dev->ibdev, cmd->sgl, cmd->nr_sgl, rq_dma_dir(rq));
-	cmd->nr_sgl = 0;
+	rmem_unmap_data(dev, cmd);
 out_fail:
 	trace_rmem_rq_done(dev->name, queue->index, rq,
 			   ktime_get_ns() - cmd->start_ns, ret);
@@ -376,11 +388,7 @@ static bool rmem_blk_end_partial(struct request *rq, void *data)
 		WRITE_ONCE(cmd->partial, false);
 		trace_rmem_rq_done(cmd->queue->dev->name, cmd->queue->index, rq,
 				   ktime_get_ns() - cmd->start_ns, cmd->status);
-		if (cmd->nr_sgl) {
-			ib_dma_unmap_sg(cmd->queue->dev->ibdev, cmd->sgl,
-					cmd->nr_sgl, rq_dma_dir(rq));
-			cmd->nr_sgl = 0;
-		}
+		rmem_unmap_data(cmd->queue->dev, cmd);
 		blk_mq_complete_request(rq);
 	}
 	return true;
@@ -542,6 +550,8 @@ static int rmem_init_request(struct blk_mq_tag_set *set, struct request *rq,
 
 	cmd->cqe.done = rmem_rdma_done;
 	cmd->err_cqe.done = rmem_rdma_err_done;
+	cmd->sgl = cmd->isgl;
+	cmd->ext = NULL;
 	return 0;
 }
 
@@ -733,14 +743,26 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 */
 }
 
+/*
+ * Elements the mempool of larger requests keeps in reserve: enough for
+ * every queue to have one in flight, twice over, so that one waiting
+ * request per queue is the worst a memory shortage does.
+ */
+static unsigned int rmem_ext_reserve(const struct rmem_dev *dev)
+{
+	return max(4U, 2 * dev->nr_queues);
+}
+
 /**
  * rmem_dev_memory() - kernel memory a device holds
  * @dev: the device
  *
  * Its requests (blk-mq allocates each with its PDU, cmd_size, queue depth
- * times the hardware queues), its queue array, chunk table, zero buffer
- * and itself; not the RDMA device's memory for its queue pairs and CQs,
- * which the driver allocates, nor an I/O scheduler's requests.
+ * times the hardware queues), the reserve of its mempool for larger
+ * requests, its queue array, chunk table, zero buffer and itself; not the
+ * RDMA device's memory for its queue pairs and CQs, which the driver
+ * allocates, nor an I/O scheduler's requests, nor the mempool's elements
+ * beyond its reserve (taken while large requests are in flight).
  *
  * Return: bytes.
  */
@@ -750,6 +772,8 @@ u64 rmem_dev_memory(const struct rmem_dev *dev)
 		       cache_line_size());
 
 	return (u64)dev->nr_queues * dev->cfg.queue_depth * rq +
+	       (u64)rmem_ext_reserve(dev) *
+	       kmalloc_size_roundup(sizeof(struct rmem_req_ext)) +
 	       RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
 	       (u64)dev->nr_chunks * sizeof(*dev->chunks) + RMEM_ZERO_BUF +
 	       sizeof(*dev);
@@ -769,6 +793,16 @@ int rmem_blk_create(struct rmem_dev *dev)
 	struct gendisk *disk;
 	int ret;
 
+	/* a PDU of at most 1 KiB: what does not fit goes to the mempool */
+	BUILD_BUG_ON(sizeof(struct rmem_req) > SZ_1K);
+	dev->ext_pool = mempool_create_node(rmem_ext_reserve(dev),
+					    mempool_kmalloc, mempool_kfree,
+					    (void *)sizeof(struct rmem_req_ext),
+					    GFP_KERNEL,
+					    ibdev_to_node(dev->ibdev));
+	if (!dev->ext_pool)
+		return -ENOMEM;
+
 	set->ops = &rmem_mq_ops;
 	set->nr_hw_queues = dev->nr_queues;
 	set->nr_maps = dev->nr_poll ? HCTX_MAX_TYPES : 1;
@@ -781,7 +815,7 @@ int rmem_blk_create(struct rmem_dev *dev)
 	set->timeout = 30 * HZ;
 	ret = blk_mq_alloc_tag_set(set);
 	if (ret)
-		return ret;
+		goto out_destroy_pool;
 
 	rmem_blk_limits(dev, &lim);
 	disk = blk_mq_alloc_disk(set, &lim, dev);
@@ -807,6 +841,9 @@ int rmem_blk_create(struct rmem_dev *dev)
 
 out_free_tag_set:
 	blk_mq_free_tag_set(set);
+out_destroy_pool:
+	mempool_destroy(dev->ext_pool);
+	dev->ext_pool = NULL;
 	return ret;
 }
 
@@ -831,6 +868,8 @@ void rmem_blk_free(struct rmem_dev *dev)
 	put_disk(dev->disk);
 	dev->disk = NULL;
 	blk_mq_free_tag_set(&dev->tag_set);
+	mempool_destroy(dev->ext_pool);
+	dev->ext_pool = NULL;
 }
 
 /**

@@ -7,6 +7,7 @@
 #define _RMEM_CLIENT_H
 
 #include <linux/blk-mq.h>
+#include <linux/mempool.h>
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -55,6 +56,17 @@ static inline unsigned int rmem_wrs_per_rq(bool read_tail, unsigned int split)
 {
 	return rmem_data_wrs_per_rq(split) + read_tail;
 }
+
+/*
+ * What a request's PDU holds inline (struct rmem_req): enough for a
+ * request of up to RMEM_INLINE_SEGS segments whose work requests fit in
+ * RMEM_INLINE_WRS and RMEM_INLINE_SGES entries (4 KiB to 128 KiB I/O,
+ * swap's page-sized writes).  A larger one takes a struct rmem_req_ext
+ * from its device's mempool (rmem_get_ext()).
+ */
+#define RMEM_INLINE_SEGS	4
+#define RMEM_INLINE_SGES	16
+#define RMEM_INLINE_WRS		5
 
 /* Bytes a READ's tail reads again. */
 #define RMEM_READ_TAIL		8
@@ -241,6 +253,9 @@ struct rmem_remote_chunk {
  * @ka_buf: what the probe reads (8 bytes of the first chunk)
  * @ka_dma: DMA address of @ka_buf
  * @tag_set: blk-mq tag set
+ * @ext_pool: room for requests too large for their PDU (rmem_get_ext())
+ * @ext_waiting: a request found @ext_pool empty: the next element given
+ *	back runs the hardware queues
  * @disk: the gendisk
  * @state: &enum rmem_dev_state
  * @fail_work: reacts to a broken connection: reconnecting, or dead
@@ -312,6 +327,8 @@ struct rmem_dev {
 	u64 *ka_buf;
 	u64 ka_dma;
 	struct blk_mq_tag_set tag_set;
+	mempool_t *ext_pool;
+	bool ext_waiting;
 	struct gendisk *disk;
 	enum rmem_dev_state state;
 	struct work_struct fail_work;
@@ -336,6 +353,21 @@ struct rmem_dev {
 };
 
 /**
+ * struct rmem_req_ext - room for a request too large for its PDU
+ * @sgl: its pages
+ * @sge: local scatter/gather entries of its work requests
+ * @wr: its RDMA READ/WRITE work requests
+ *
+ * Taken from the device's mempool (rmem_get_ext()) and given back when
+ * the request's data is unmapped (rmem_unmap_data()).
+ */
+struct rmem_req_ext {
+	struct scatterlist sgl[RMEM_MAX_SEGS];
+	struct ib_sge sge[RMEM_MAX_SEGS + RMEM_MAX_WRS_PER_RQ];
+	struct ib_rdma_wr wr[RMEM_MAX_WRS_PER_RQ];
+};
+
+/**
  * struct rmem_req - per-request context, preallocated by blk-mq (cmd_size)
  * @queue: the queue it was issued on
  * @cqe: completion of the last (signalled) work request
@@ -352,9 +384,15 @@ struct rmem_dev {
  * @nents: entries ib_dma_map_sg() returned (what the work requests use)
  * @last_wr: its last work request, which a batch chains to the next
  *	request's first
- * @sgl: the request's pages
- * @sge: local scatter/gather entries of the work requests
- * @wr: the RDMA READ/WRITE work requests
+ * @sgl: the request's pages: @isgl, or @ext's
+ * @sge: local scatter/gather entries of the work requests: @isge or @ext's
+ * @wr: the RDMA READ/WRITE work requests: @iwr, or @ext's
+ * @ext: the room it took from the device's mempool, or NULL
+ * @nr_sge: entries @sge has room for
+ * @nr_wr: work requests @wr has room for
+ * @isgl: inline room for the pages of a small request
+ * @isge: inline room for its scatter/gather entries
+ * @iwr: inline room for its work requests
  */
 struct rmem_req {
 	struct rmem_queue *queue;
@@ -368,14 +406,22 @@ struct rmem_req {
 	int nr_sgl;
 	int nents;
 	struct ib_send_wr *last_wr;
-	struct scatterlist sgl[RMEM_MAX_SEGS];
-	struct ib_sge sge[RMEM_MAX_SEGS + RMEM_MAX_WRS_PER_RQ];
-	struct ib_rdma_wr wr[RMEM_MAX_WRS_PER_RQ];
+	struct scatterlist *sgl;
+	struct ib_sge *sge;
+	struct ib_rdma_wr *wr;
+	struct rmem_req_ext *ext;
+	unsigned int nr_sge;
+	unsigned int nr_wr;
+	struct scatterlist isgl[RMEM_INLINE_SEGS];
+	struct ib_sge isge[RMEM_INLINE_SGES];
+	struct ib_rdma_wr iwr[RMEM_INLINE_WRS];
 };
 
 /* wr.c */
+blk_status_t rmem_get_ext(struct rmem_dev *dev, struct rmem_req *cmd);
 blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 			   struct rmem_req *cmd);
+void rmem_unmap_data(struct rmem_dev *dev, struct rmem_req *cmd);
 int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		   enum ib_wr_opcode op, u64 pos, u32 zero_len);
 void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd);

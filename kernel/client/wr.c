@@ -5,12 +5,15 @@
  * A request's pages are mapped into its PDU's scatterlist, then turned
  * into RDMA READ or WRITE work requests against the server's chunks (one
  * per chunk, per max_sge pieces and, for READs, per read split), chained
- * and posted.  Everything lives in the PDU: nothing here allocates.
+ * and posted.  A small request's state lives in its PDU; a larger one
+ * takes room from its device's mempool (rmem_get_ext()), whose reserve
+ * keeps swap going when allocations fail.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/mempool.h>
 #include <rdma/ib_verbs.h>
 
 #include "client.h"
@@ -61,7 +64,7 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
 	u32 last_len = 0;
 	int i;
 
-	if (nwr == ARRAY_SIZE(cmd->wr) || nsge == ARRAY_SIZE(cmd->sge))
+	if (nwr == cmd->nr_wr || nsge == cmd->nr_sge)
 		return NULL;
 	for (i = 0; i < last->wr.num_sge; i++)
 		last_len += last->wr.sg_list[i].length;
@@ -94,8 +97,10 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
  * with a read split, at every multiple of the split.  Only the last is
  * signalled.
  *
- * Return: 0, or -EIO if the request needs more work requests or entries
- * than its PDU and the send queue hold (never, within the queue limits).
+ * Return: 0; -ENOSPC if the request needs more work requests or entries
+ * than @cmd has room for (its PDU's: rmem_get_ext() gives it more); -EIO
+ * if it needs more than the send queue holds per request (never, within
+ * the queue limits).
  */
 int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		   enum ib_wr_opcode op, u64 pos, u32 zero_len)
@@ -136,6 +141,8 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 				/* the send queue holds this many (and a tail) */
 				if (nwr == max_wrs)
 					return -EIO;
+				if (nwr == cmd->nr_wr)
+					return -ENOSPC;
 				c = &dev->chunks[pos >> dev->chunk_shift];
 				wr = &cmd->wr[nwr];
 				memset(wr, 0, sizeof(*wr));
@@ -150,8 +157,8 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 				if (unlikely(rmem_fault_hit(pos, l)))
 					wr->rkey = ~c->rkey;
 			}
-			if (nsge == ARRAY_SIZE(cmd->sge))
-				return -EIO;
+			if (nsge == cmd->nr_sge)
+				return -ENOSPC;
 			sge = &cmd->sge[nsge++];
 			sge->addr = addr;
 			sge->length = l;
@@ -169,12 +176,75 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 	if (op == IB_WR_RDMA_READ && READ_ONCE(dev->read_tail)) {
 		wr = rmem_build_read_tail(cmd, wr, nwr, nsge);
 		if (!wr)
-			return -EIO;
+			return -ENOSPC;
 	}
 	wr->wr.wr_cqe = &cmd->cqe;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
 	cmd->last_wr = &wr->wr;
 	return 0;
+}
+
+/*
+ * Testing only (module parameter fault_ext): whether this request is
+ * refused room, as the first of the next fault_ext ones.
+ */
+static bool rmem_fault_ext_hit(void)
+{
+	int n = atomic_read(&rmem_fault_ext);
+
+	while (unlikely(n > 0)) {
+		if (atomic_try_cmpxchg(&rmem_fault_ext, &n, n - 1))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * rmem_get_ext() - room for a request too large for its PDU
+ * @dev: its device
+ * @cmd: the request, its data not yet mapped, or mapped into its PDU
+ *
+ * From now on the request's work requests and entries are built in a
+ * struct rmem_req_ext, and, if its pages are not mapped yet, they go
+ * there too.  ->queue_rq() may not sleep, and under memory pressure (swap
+ * runs through here) kmalloc fails: the mempool's reserve, at least one
+ * element per queue, is given back as requests end (rmem_unmap_data()).
+ * With the reserve empty too, the request waits for one of them: the
+ * element given back runs the hardware queues again.
+ *
+ * Return: BLK_STS_OK; BLK_STS_DEV_RESOURCE if the reserve is empty (the
+ * queue runs again when an element comes back); BLK_STS_RESOURCE for a
+ * fault_ext test fault.
+ */
+blk_status_t rmem_get_ext(struct rmem_dev *dev, struct rmem_req *cmd)
+{
+	struct rmem_req_ext *ext;
+
+	if (unlikely(rmem_fault_ext_hit())) {
+		pr_info_ratelimited("%s: fault_ext: a request is refused room\n",
+				    dev->name);
+		return BLK_STS_RESOURCE;
+	}
+	ext = mempool_alloc(dev->ext_pool, GFP_NOWAIT | __GFP_NOWARN);
+	if (unlikely(!ext)) {
+		WRITE_ONCE(dev->ext_waiting, true);
+		/*
+		 * The flag before the second look: an element given back
+		 * after it sees the flag (pairs with rmem_unmap_data()).
+		 */
+		smp_mb();
+		ext = mempool_alloc(dev->ext_pool, GFP_NOWAIT | __GFP_NOWARN);
+		if (!ext)
+			return BLK_STS_DEV_RESOURCE;
+	}
+	cmd->ext = ext;
+	if (!cmd->nr_sgl)
+		cmd->sgl = ext->sgl;
+	cmd->sge = ext->sge;
+	cmd->nr_sge = ARRAY_SIZE(ext->sge);
+	cmd->wr = ext->wr;
+	cmd->nr_wr = ARRAY_SIZE(ext->wr);
+	return BLK_STS_OK;
 }
 
 /**
@@ -184,14 +254,22 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
  * @cmd: its PDU, whose scatterlist takes the pages
  *
  * Return: BLK_STS_OK, BLK_STS_RESOURCE if the DMA mapping failed (the
- * request is retried), or BLK_STS_IOERR if it has no data.
+ * request is retried), BLK_STS_DEV_RESOURCE if it found no room (see
+ * rmem_get_ext()), or BLK_STS_IOERR if it has no data.
  */
 blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 			   struct rmem_req *cmd)
 {
+	unsigned int segs = blk_rq_nr_phys_segments(rq);
+	blk_status_t ret;
 	int n;
 
-	sg_init_table(cmd->sgl, blk_rq_nr_phys_segments(rq));
+	if (segs > RMEM_INLINE_SEGS && !cmd->ext) {
+		ret = rmem_get_ext(dev, cmd);
+		if (ret)
+			return ret;
+	}
+	sg_init_table(cmd->sgl, segs);
 	n = blk_rq_map_sg(rq, cmd->sgl);
 	if (WARN_ON_ONCE(n <= 0))
 		return BLK_STS_IOERR;
@@ -200,6 +278,35 @@ blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 		return BLK_STS_RESOURCE;
 	cmd->nr_sgl = n;
 	return BLK_STS_OK;
+}
+
+/**
+ * rmem_unmap_data() - unmap a request's pages and give back its room
+ * @dev: its device
+ * @cmd: the request, none of its work requests live any more
+ *
+ * Whatever of rmem_map_data() and rmem_get_ext() it went through: both
+ * are undone, and a request that found the mempool empty is told.
+ */
+void rmem_unmap_data(struct rmem_dev *dev, struct rmem_req *cmd)
+{
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+
+	if (cmd->nr_sgl) {
+		ib_dma_unmap_sg(dev->ibdev, cmd->sgl, cmd->nr_sgl,
+				rq_dma_dir(rq));
+		cmd->nr_sgl = 0;
+	}
+	if (!cmd->ext)
+		return;
+	mempool_free(cmd->ext, dev->ext_pool);
+	cmd->ext = NULL;
+	/* pairs with rmem_get_ext(): the flag, or the element, is seen */
+	smp_mb();
+	if (unlikely(READ_ONCE(dev->ext_waiting))) {
+		WRITE_ONCE(dev->ext_waiting, false);
+		blk_mq_run_hw_queues(rq->q, true);
+	}
 }
 
 /*
@@ -218,11 +325,7 @@ static void rmem_req_unposted(struct rmem_queue *queue, struct rmem_req *cmd,
 
 	cmd->status = BLK_STS_IOERR;
 	cmd->hard_error = refused;
-	if (cmd->nr_sgl) {
-		ib_dma_unmap_sg(queue->dev->ibdev, cmd->sgl, cmd->nr_sgl,
-				rq_dma_dir(rq));
-		cmd->nr_sgl = 0;
-	}
+	rmem_unmap_data(queue->dev, cmd);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq,
 			   ktime_get_ns() - cmd->start_ns, cmd->status);
 	blk_mq_complete_request(rq);
@@ -241,11 +344,17 @@ static void rmem_req_partial(struct rmem_req *cmd)
 	WRITE_ONCE(cmd->partial, true);
 }
 
-/* Whether @wr is one of @cmd's work requests (no access to @cmd). */
-static bool rmem_req_has_wr(struct rmem_req *cmd, const struct ib_send_wr *wr)
+/* Where a request's work requests are, noted before the post. */
+struct rmem_wr_span {
+	const void *lo;
+	const void *hi;
+};
+
+/* Whether @wr lies in @span (no access to its request). */
+static bool rmem_span_has_wr(const struct rmem_wr_span *span,
+			     const struct ib_send_wr *wr)
 {
-	return (const void *)wr >= (const void *)&cmd->wr[0] &&
-	       (const void *)wr < (const void *)&cmd->wr[ARRAY_SIZE(cmd->wr)];
+	return (const void *)wr >= span->lo && (const void *)wr < span->hi;
 }
 
 /*
@@ -264,9 +373,11 @@ static bool rmem_req_has_wr(struct rmem_req *cmd, const struct ib_send_wr *wr)
  * This runs inside the block layer's dispatch, so the barrier of the
  * recovery (rmem_dev_queue_barrier()) orders it before any teardown.
  *
- * Nothing may touch a request after a successful post: it may be complete.
- * So a failed post is sorted out from the driver's bad work request by
- * address alone: the requests before the one holding it went out whole;
+ * Nothing may touch a request after a successful post: it may be complete
+ * (and reused, its work requests elsewhere).  So a failed post is sorted
+ * out from the driver's bad work request and where each request's work
+ * requests were before the post: the requests before the one holding it
+ * went out whole;
  * that one went out in part unless it is its first (then its queue pair
  * must be drained before it may end: rmem_blk_drained()); the requests
  * after it did not go out.  Either way the connection is lost.
@@ -274,6 +385,7 @@ static bool rmem_req_has_wr(struct rmem_req *cmd, const struct ib_send_wr *wr)
 static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 			    unsigned int n)
 {
+	struct rmem_wr_span span[RMEM_BATCH];
 	const struct ib_send_wr *bad = NULL;
 	struct rmem_dev *dev = queue->dev;
 	unsigned int i;
@@ -285,8 +397,12 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 			rmem_req_unposted(queue, cmds[i], false);
 		return;
 	}
-	for (i = 0; i + 1 < n; i++)
-		cmds[i]->last_wr->next = &cmds[i + 1]->wr[0].wr;
+	for (i = 0; i < n; i++) {
+		span[i].lo = cmds[i]->wr;
+		span[i].hi = cmds[i]->wr + cmds[i]->nr_wr;
+		if (i + 1 < n)
+			cmds[i]->last_wr->next = &cmds[i + 1]->wr[0].wr;
+	}
 	if (!queue->poll) {
 		err = ib_post_send(queue->cm_id->qp, &cmds[0]->wr[0].wr, &bad);
 	} else {
@@ -299,7 +415,7 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 
 	WRITE_ONCE(queue->connected, false);
 	for (i = 0; i < n; i++)
-		if (rmem_req_has_wr(cmds[i], bad))
+		if (rmem_span_has_wr(&span[i], bad))
 			break;
 	/*
 	 * A driver that fails a post says where it stopped.  One that does
@@ -311,7 +427,7 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 		rmem_dev_fail(dev);
 		return;
 	}
-	if (bad != &cmds[i]->wr[0].wr) {
+	if ((const void *)bad != span[i].lo) {
 		pr_err_ratelimited("%s: a request was posted only in part\n",
 				   dev->name);
 		rmem_req_partial(cmds[i++]);
