@@ -249,6 +249,8 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	cmd->nr_sgl = 0;
 	cmd->nents = 0;
 	cmd->partial = false;
+	/* given back whenever a request ends, or is requeued */
+	WARN_ON_ONCE(cmd->ext);
 	cmd->ext = NULL;
 	cmd->sgl = cmd->isgl;
 	cmd->sge = cmd->isge;
@@ -294,7 +296,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	if (!zero_len) {
 		ret = rmem_map_data(dev, rq, cmd);
 		if (ret)
-			goto out_fail;
+			goto out_unmap;
 	}
 	err = rmem_build_wrs(dev, cmd, op, pos, zero_len);
 	if (err == -ENOSPC && !cmd->ext) {
@@ -314,7 +316,6 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 
 out_unmap:
 	rmem_unmap_data(dev, cmd);
-out_fail:
 	trace_rmem_rq_done(dev->name, queue->index, rq,
 			   ktime_get_ns() - cmd->start_ns, ret);
 	/* a requeue (BLK_STS_RESOURCE) is not a failed request */
@@ -791,15 +792,15 @@ int rmem_blk_create(struct rmem_dev *dev)
 	struct blk_mq_tag_set *set = &dev->tag_set;
 	struct queue_limits lim = {};
 	struct gendisk *disk;
-	int ret;
+	int node, ret;
 
 	/* a PDU of at most 1 KiB: what does not fit goes to the mempool */
 	BUILD_BUG_ON(sizeof(struct rmem_req) > SZ_1K);
+	node = ibdev_to_node(dev->ibdev);
 	dev->ext_pool = mempool_create_node(rmem_ext_reserve(dev),
-					    mempool_kmalloc, mempool_kfree,
-					    (void *)sizeof(struct rmem_req_ext),
-					    GFP_KERNEL,
-					    ibdev_to_node(dev->ibdev));
+					    rmem_ext_alloc, mempool_kfree,
+					    (void *)(uintptr_t)(node + 1),
+					    GFP_KERNEL, node);
 	if (!dev->ext_pool)
 		return -ENOMEM;
 

@@ -59,12 +59,12 @@ static inline unsigned int rmem_wrs_per_rq(bool read_tail, unsigned int split)
 
 /*
  * What a request's PDU holds inline (struct rmem_req): enough for a
- * request of up to RMEM_INLINE_SEGS segments whose work requests fit in
- * RMEM_INLINE_WRS and RMEM_INLINE_SGES entries (4 KiB to 128 KiB I/O,
- * swap's page-sized writes).  A larger one takes a struct rmem_req_ext
+ * request of up to RMEM_INLINE_SEGS segments (8 scattered pages: swap's
+ * page-cluster readahead) whose work requests fit in RMEM_INLINE_WRS and
+ * RMEM_INLINE_SGES entries.  A larger one takes a struct rmem_req_ext
  * from its device's mempool (rmem_get_ext()).
  */
-#define RMEM_INLINE_SEGS	4
+#define RMEM_INLINE_SEGS	8
 #define RMEM_INLINE_SGES	16
 #define RMEM_INLINE_WRS		5
 
@@ -255,7 +255,8 @@ struct rmem_remote_chunk {
  * @tag_set: blk-mq tag set
  * @ext_pool: room for requests too large for their PDU (rmem_get_ext())
  * @ext_waiting: a request found @ext_pool empty: the next element given
- *	back runs the hardware queues
+ *	back runs the hardware queues (a hint: the block layer runs them
+ *	again after a short delay anyway)
  * @disk: the gendisk
  * @state: &enum rmem_dev_state
  * @fail_work: reacts to a broken connection: reconnecting, or dead
@@ -418,6 +419,7 @@ struct rmem_req {
 };
 
 /* wr.c */
+void *rmem_ext_alloc(gfp_t gfp, void *data);
 blk_status_t rmem_get_ext(struct rmem_dev *dev, struct rmem_req *cmd);
 blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 			   struct rmem_req *cmd);

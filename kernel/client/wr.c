@@ -199,6 +199,16 @@ static bool rmem_fault_ext_hit(void)
 	return false;
 }
 
+/*
+ * The mempool's allocator: kmalloc on the RDMA device's node (pool data:
+ * the node, plus one so that node 0 is not NULL).
+ */
+void *rmem_ext_alloc(gfp_t gfp, void *data)
+{
+	return kmalloc_node(sizeof(struct rmem_req_ext), gfp,
+			    (int)(uintptr_t)data - 1);
+}
+
 /**
  * rmem_get_ext() - room for a request too large for its PDU
  * @dev: its device
@@ -209,33 +219,28 @@ static bool rmem_fault_ext_hit(void)
  * there too.  ->queue_rq() may not sleep, and under memory pressure (swap
  * runs through here) kmalloc fails: the mempool's reserve, at least one
  * element per queue, is given back as requests end (rmem_unmap_data()).
- * With the reserve empty too, the request waits for one of them: the
- * element given back runs the hardware queues again.
+ * With the reserve empty too, the request is requeued: the block layer
+ * runs its queue again shortly (BLK_STS_RESOURCE), and sooner, when an
+ * element is given back, if that comes first.  Not BLK_STS_DEV_RESOURCE:
+ * the pool is the device's, and the queue whose request waits may have
+ * nothing in flight to restart it.
  *
- * Return: BLK_STS_OK; BLK_STS_DEV_RESOURCE if the reserve is empty (the
- * queue runs again when an element comes back); BLK_STS_RESOURCE for a
- * fault_ext test fault.
+ * Return: BLK_STS_OK, or BLK_STS_RESOURCE if no room was found (also the
+ * fault_ext test fault).
  */
 blk_status_t rmem_get_ext(struct rmem_dev *dev, struct rmem_req *cmd)
 {
-	struct rmem_req_ext *ext;
+	struct rmem_req_ext *ext = NULL;
 
-	if (unlikely(rmem_fault_ext_hit())) {
-		pr_info_ratelimited("%s: fault_ext: a request is refused room\n",
+	if (unlikely(rmem_fault_ext_hit()))
+		pr_info_ratelimited("%s: fault_ext: a request found no room\n",
 				    dev->name);
-		return BLK_STS_RESOURCE;
-	}
-	ext = mempool_alloc(dev->ext_pool, GFP_NOWAIT | __GFP_NOWARN);
-	if (unlikely(!ext)) {
-		WRITE_ONCE(dev->ext_waiting, true);
-		/*
-		 * The flag before the second look: an element given back
-		 * after it sees the flag (pairs with rmem_unmap_data()).
-		 */
-		smp_mb();
+	else
 		ext = mempool_alloc(dev->ext_pool, GFP_NOWAIT | __GFP_NOWARN);
-		if (!ext)
-			return BLK_STS_DEV_RESOURCE;
+	if (unlikely(!ext)) {
+		/* a hint: a missed one costs the block layer's short delay */
+		WRITE_ONCE(dev->ext_waiting, true);
+		return BLK_STS_RESOURCE;
 	}
 	cmd->ext = ext;
 	if (!cmd->nr_sgl)
@@ -254,8 +259,8 @@ blk_status_t rmem_get_ext(struct rmem_dev *dev, struct rmem_req *cmd)
  * @cmd: its PDU, whose scatterlist takes the pages
  *
  * Return: BLK_STS_OK, BLK_STS_RESOURCE if the DMA mapping failed (the
- * request is retried), BLK_STS_DEV_RESOURCE if it found no room (see
- * rmem_get_ext()), or BLK_STS_IOERR if it has no data.
+ * request is retried, as when it found no room: rmem_get_ext()), or
+ * BLK_STS_IOERR if it has no data.
  */
 blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 			   struct rmem_req *cmd)
@@ -286,7 +291,8 @@ blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
  * @cmd: the request, none of its work requests live any more
  *
  * Whatever of rmem_map_data() and rmem_get_ext() it went through: both
- * are undone, and a request that found the mempool empty is told.
+ * are undone, and if a request found the mempool empty the hardware
+ * queues run again now rather than after the block layer's delay.
  */
 void rmem_unmap_data(struct rmem_dev *dev, struct rmem_req *cmd)
 {
@@ -301,8 +307,6 @@ void rmem_unmap_data(struct rmem_dev *dev, struct rmem_req *cmd)
 		return;
 	mempool_free(cmd->ext, dev->ext_pool);
 	cmd->ext = NULL;
-	/* pairs with rmem_get_ext(): the flag, or the element, is seen */
-	smp_mb();
 	if (unlikely(READ_ONCE(dev->ext_waiting))) {
 		WRITE_ONCE(dev->ext_waiting, false);
 		blk_mq_run_hw_queues(rq->q, true);
