@@ -79,7 +79,7 @@ static const struct kernel_param_ops rmem_fault_ext_ops = {
 };
 module_param_cb(fault_ext, &rmem_fault_ext_ops, NULL, 0644);
 MODULE_PARM_DESC(fault_ext,
-		 "Testing only: the next N client requests too large for their PDU find its mempool empty, once each, and are requeued (default: 0)");
+		 "Testing only: the next N times a client request too large for its PDU takes room, it finds the mempool empty and is requeued (a requeued request may take several) (default: 0)");
 
 unsigned int rmem_keepalive_ms = 1000;
 module_param_named(keepalive_ms, rmem_keepalive_ms, uint, 0444);

@@ -185,8 +185,8 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 }
 
 /*
- * Testing only (module parameter fault_ext): whether this request is
- * refused room, as the first of the next fault_ext ones.
+ * Testing only (module parameter fault_ext): whether this attempt to take
+ * room is refused, as one of the next fault_ext ones.
  */
 static bool rmem_fault_ext_hit(void)
 {

@@ -82,7 +82,7 @@ expect_eq "the kernel log says so once" "$((f0 + 1))" fx_lines
 # a 1 MiB READ has at least 16 segments (64 KiB each at most): it takes
 # room from the mempool before its pages are mapped; finding it empty
 # (fault_ext) it is requeued, not failed
-check "two 1 MiB O_DIRECT reads that find the mempool empty once each (fault_ext=2) are requeued and read right" vm "$H" \
+check "two 1 MiB O_DIRECT reads while the mempool is found empty twice (fault_ext=2) are requeued and read right" vm "$H" \
 	"head -c 1M /dev/urandom > /tmp/fx && dd if=/tmp/fx of=/dev/rmem0 bs=1M seek=40 oflag=direct status=none && echo 2 > /sys/module/rmem/parameters/fault_ext && dd if=/dev/rmem0 of=/tmp/fx2 bs=1M count=2 skip=40 iflag=direct status=none && grep -qx 0 /sys/module/rmem/parameters/fault_ext && cmp -n 1048576 /tmp/fx /tmp/fx2 && cmp -n 1048576 -i 0:41943040 /tmp/fx2 /dev/rmem0"
 expect_eq "the kernel log says so twice more" "$((f0 + 3))" fx_lines
 expect_eq "I/O counters count, no errors" "True True 0" \
