@@ -19,7 +19,8 @@
 #
 # LAB_KERNELS: the releases to run on (default: the lab's default kernel,
 # the newest; make check passes every lab kernel).  RMEM_LAB_KERNEL (the
-# debug lane) runs on its own kernel instead, plus tests-debug/.
+# debug lane) runs on its own kernel instead: tests/, tests-once/ but the
+# package test, and tests-debug/.
 #
 # A test is an executable script; exit 0 = pass, 4 = skip (kselftest's
 # KSFT_SKIP), anything else = fail.  Each test boots its own lab (see
@@ -124,7 +125,12 @@ run_group()
 PATTERNS=("$@")
 if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
 	kernels=("$(cat "$RMEM_LAB_KERNEL/kver")")
-	per_kernel=(tests/*.sh tests-debug/*.sh)
+	# one kernel: the once-per-machine tests run on it too (KASAN and
+	# lockdep under 023, 026, 028), all but the package test, which
+	# builds for the Debian kernels; in the order of their numbers
+	mapfile -t per_kernel < <(for t in tests/*.sh tests-once/*.sh tests-debug/*.sh; do
+		case "$t" in */040-packages.sh) ;; *) echo "$(basename "$t") $t" ;; esac
+	done | sort | cut -d' ' -f2)
 	once=()
 else
 	# releases or prefixes of them (6.12), separated by blanks: resolved
