@@ -84,3 +84,17 @@ expect_err()
 		echo "# ok: $desc: $(echo "$out" | grep -v '^rc=' | head -n 1)"
 	fi
 }
+
+# attach_ms VM PEER SIZE: milliseconds a dev add of SIZE to PEER takes in VM
+attach_ms()
+{
+	lab_exec -t 300 "$1" "t0=\$(date +%s%N); $R dev add peer $2 size $3 > /dev/null 2>&1 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
+}
+
+# server_zeroed VM NAME: check NAME: the first server's dirty count in VM
+# drops to 0 (its background zeroing), within 300 s
+server_zeroed()
+{
+	check "$2" vm -t 300 "$1" \
+		"for i in \$(seq 600); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"dirty\"])')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
+}

@@ -250,8 +250,10 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	cmd->nents = 0;
 	cmd->partial = false;
 	/* given back whenever a request ends, or is requeued */
-	WARN_ON_ONCE(cmd->ext);
-	cmd->ext = NULL;
+	if (WARN_ON_ONCE(cmd->ext)) {
+		mempool_free(cmd->ext, dev->ext_pool);
+		cmd->ext = NULL;
+	}
 	cmd->sgl = cmd->isgl;
 	cmd->sge = cmd->isge;
 	cmd->nr_sge = ARRAY_SIZE(cmd->isge);

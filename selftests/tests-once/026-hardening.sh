@@ -56,17 +56,8 @@ check "the device is live again and the rest reads back" vm -t 60 "$H" \
 check "detach, server del" vm -t 60 "$H" "$R dev del rmem0 && $R server del s0"
 
 echo "# C: attach time after 1 GiB was used"
-# attach_ms SIZE: milliseconds a dev add of SIZE takes
-attach_ms() {
-	lab_exec -t 300 "$H" "t0=\$(date +%s%N); $R dev add peer $A size $1 > /dev/null 2>&1 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
-}
-# zeroed NAME: the server's dirty count drops to 0 (background zeroing)
-zeroed() {
-	check "$1" vm -t 300 "$H" \
-		"for i in \$(seq 600); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"dirty\"])')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
-}
 check "server with 1.25 GiB" vm -t 300 "$H" "$R server add name s0 listen $A size 1280M > /dev/null"
-clean=$(attach_ms 1G) && [[ $clean =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach on a clean pool: $clean ms" ||
+clean=$(attach_ms "$H" $A 1G) && [[ $clean =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach on a clean pool: $clean ms" ||
 	{ echo "# FAIL: attach: $clean"; LAB_FAILS=$((LAB_FAILS + 1)); clean=1; }
 check "a 128 MiB device (rmem1) next to the 1 GiB one" vm -t 300 "$H" \
 	"$R dev add peer $A size 128M > /dev/null"
@@ -108,26 +99,26 @@ for i in 1 2 3; do
 		echo "# FAIL: round $i: detach, attach: $out"
 		LAB_FAILS=$((LAB_FAILS + 1))
 	fi
-	zeroed "round $i: the server zeroed the rest after the attach (dirty drops to 0)"
+	server_zeroed "$H" "round $i: the server zeroed the rest after the attach (dirty drops to 0)"
 	[ $i = 3 ] && break
 	check "round $i: the new device reads zeros" vm -t 300 "$H" "cmp -n 134217728 /dev/rmem0 /dev/zero"
 	check "round $i: detach it, attach 1 GiB again" vm -t 300 "$H" \
 		"$R dev del rmem0 && $R dev add peer $A size 1G > /dev/null"
-	zeroed "round $i: the released 128 MiB zeroed (clean room for the next round)"
+	server_zeroed "$H" "round $i: the released 128 MiB zeroed (clean room for the next round)"
 done
 echo "# note: the best of three rounds: $best ms (029-attach-after-release bounds it, in two VMs); the pause observed in $observed of 3"
 check "the new device reads zeros" vm -t 300 "$H" "cmp -n 134217728 /dev/rmem0 /dev/zero"
 check "detach it" vm -t 120 "$H" "$R dev del rmem0"
-zeroed "the server zeroes it in the background (dirty drops to 0)"
-again=$(attach_ms 1G) && [[ $again =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach after the release: $again ms" ||
+server_zeroed "$H" "the server zeroes it in the background (dirty drops to 0)"
+again=$(attach_ms "$H" $A 1G) && [[ $again =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach after the release: $again ms" ||
 	{ echo "# FAIL: attach: $again"; LAB_FAILS=$((LAB_FAILS + 1)); again=999999; }
 # one attach under TCG varies by 2x now and then (516 against 220 ms once
 # on 6.12): a slow one is measured again, and the better counts; a
 # regression (zeroing in the attach path) is slow both times
 if [ "$again" -gt $((2 * clean)) ] && [ "$again" != 999999 ]; then
 	check "detach it, to measure again" vm -t 120 "$H" "$R dev del rmem0"
-	zeroed "the server zeroes it in the background (dirty drops to 0)"
-	a2=$(attach_ms 1G) && [[ $a2 =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach after the release, again: $a2 ms" ||
+	server_zeroed "$H" "the server zeroes it in the background (dirty drops to 0)"
+	a2=$(attach_ms "$H" $A 1G) && [[ $a2 =~ ^[0-9]+$ ]] && echo "# ok: 1 GiB attach after the release, again: $a2 ms" ||
 		{ echo "# FAIL: attach: $a2"; LAB_FAILS=$((LAB_FAILS + 1)); a2=999999; }
 	[ "$a2" -lt "$again" ] && again=$a2
 fi

@@ -36,28 +36,16 @@ export LAB_MEM_SERVER
 lab_start two || exit 1
 S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 
-# attach_ms SIZE: milliseconds a dev add of SIZE takes on the client
-attach_ms()
-{
-	lab_exec -t 300 "$C" "t0=\$(date +%s%N); $R dev add peer $A size $1 > /dev/null 2>&1 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
-}
-# zeroed NAME: the server's dirty count drops to 0 (background zeroing)
-zeroed()
-{
-	check "$1" vm -t 300 "$S" \
-		"for i in \$(seq 600); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"dirty\"])')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
-}
-
 check "rmem.ko loads on the server" rmem_load "$S"
 check "rmem.ko loads on the client" rmem_load "$C"
 check "server with 3.25 GiB" vm -t 300 "$S" "$R server add name s0 listen $A size 3328M > /dev/null"
 
 times=()
 for i in 1 2 3; do
-	t=$(attach_ms 128M) && [[ $t =~ ^[0-9]+$ ]] && times+=("$t") ||
+	t=$(attach_ms "$C" $A 128M) && [[ $t =~ ^[0-9]+$ ]] && times+=("$t") ||
 		{ echo "# FAIL: attach: $t"; LAB_FAILS=$((LAB_FAILS + 1)); times+=(1); }
 	check "detach it: 128 MiB dirty" vm -t 120 "$C" "$R dev del rmem0"
-	zeroed "the server zeroes it in the background (dirty drops to 0)"
+	server_zeroed "$S" "the server zeroes it in the background (dirty drops to 0)"
 done
 small=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
 echo "# ok: 128 MiB attach on a clean pool: ${times[*]} ms, median $small ms"
@@ -75,12 +63,12 @@ for i in 1 2 3; do
 		echo "# ok: round $i: detach the 3 GiB device; a 128 MiB attach right after: $out ms" ||
 		{ echo "# FAIL: round $i: detach, attach: $out"; LAB_FAILS=$((LAB_FAILS + 1)); out=999999; }
 	[ "$out" -lt "$best" ] && best=$out
-	zeroed "round $i: the server zeroed the released 3 GiB (dirty drops to 0)"
+	server_zeroed "$S" "round $i: the server zeroed the released 3 GiB (dirty drops to 0)"
 	check "round $i: the new device reads zeros" vm -t 300 "$C" "cmp -n 134217728 /dev/rmem0 /dev/zero"
 	[ $i = 3 ] && break
 	check "round $i: detach it, attach 3 GiB again" vm -t 300 "$C" \
 		"$R dev del rmem0 && $R dev add peer $A size 3G > /dev/null"
-	zeroed "round $i: the released 128 MiB zeroed (clean room for the next round)"
+	server_zeroed "$S" "round $i: the released 128 MiB zeroed (clean room for the next round)"
 done
 check "the best of three ($best ms) within twice the clean attach time (2 * $small ms)" \
 	test "$best" -le $((2 * small))
