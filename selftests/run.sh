@@ -130,7 +130,7 @@ if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
 	# builds for the Debian kernels; in the order of their numbers
 	mapfile -t per_kernel < <(for t in tests/*.sh tests-once/*.sh tests-debug/*.sh; do
 		case "$t" in */040-packages.sh) ;; *) echo "$(basename "$t") $t" ;; esac
-	done | sort | cut -d' ' -f2)
+	done | LC_ALL=C sort | cut -d' ' -f2)
 	once=()
 else
 	# releases or prefixes of them (6.12), separated by blanks: resolved

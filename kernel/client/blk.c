@@ -243,17 +243,17 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 		atomic64_inc(&dev->errors);
 		return BLK_STS_IOERR;
 	}
+	/*
+	 * Unmapped and given back whenever a request ends or is requeued;
+	 * if not, undo it now (a leak would drain the reserve swap needs).
+	 */
+	if (WARN_ON_ONCE(cmd->ext || cmd->nr_sgl))
+		rmem_unmap_data(dev, cmd);
 	cmd->queue = queue;
 	cmd->status = BLK_STS_OK;
 	cmd->hard_error = false;
-	cmd->nr_sgl = 0;
 	cmd->nents = 0;
 	cmd->partial = false;
-	/* given back whenever a request ends, or is requeued */
-	if (WARN_ON_ONCE(cmd->ext)) {
-		mempool_free(cmd->ext, dev->ext_pool);
-		cmd->ext = NULL;
-	}
 	cmd->sgl = cmd->isgl;
 	cmd->sge = cmd->isge;
 	cmd->nr_sge = ARRAY_SIZE(cmd->isge);
