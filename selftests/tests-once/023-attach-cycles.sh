@@ -48,7 +48,9 @@ check "free memory shrank by less than 10 MiB (noise: +-5 MiB seen)" test $((f0 
 expect_eq "the pool is empty again" "0" json "$H" "j[0]['used']" server show
 
 check "attach for the deep-queue detach" vm -t 60 "$H" "$R dev add peer $A size 16M qps 2 > /dev/null"
-vm "$H" "rm -f /tmp/fio.rc; (fio --name=d --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2 --rw=randrw --bs=4k --size=16M --time_based --runtime=60 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
+vm "$H" "rm -f /tmp/fio.rc; (fio --name=d --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2 --rw=randrw --bs=4k --size=16M --time_based --runtime=600 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
+# runtime 600 s: the forced del ends fio long before (on the debug kernel
+# the checks before the del took 85 s, and a 60 s fio ended cleanly first);
 # not a fixed sleep: fio may take seconds to start under TCG (seen: 5 s
 # were not enough, the del then succeeded on an idle device)
 check "fio has I/O in flight on rmem0" vm -t 90 "$H" \
