@@ -5,6 +5,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lab/lab.sh"
 
 RMEMCTL=$REPO/user/rmemctl
 
+# LAB_SLOW: the factor for the time limit of a step that moves much data
+# (a 1 GiB compare, hundreds of detaches): 4 on the debug kernel
+# (KASAN, lockdep, kmemleak under TCG), 1 elsewhere.
+LAB_SLOW=1
+[ -z "${RMEM_LAB_KERNEL:-}" ] || LAB_SLOW=4
+
 # vm VM CMD...: lab_exec that returns success/failure for check().
 vm() { lab_exec "$@"; }
 

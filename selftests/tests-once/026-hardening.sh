@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# rmem-timeout: 900
+# rmem-timeout: 1200
 #
 # One VM, regressions of the hardening review (issue 16):
 #
@@ -123,7 +123,7 @@ if [ "$again" -gt $((2 * clean)) ] && [ "$again" != 999999 ]; then
 	[ "$a2" -lt "$again" ] && again=$a2
 fi
 check "within twice the clean attach time ($again <= 2 * $clean ms)" test "$again" -le $((2 * clean))
-check "the new device reads zeros, not the old client's data" vm -t 300 "$H" \
+check "the new device reads zeros, not the old client's data" vm -t $((300 * LAB_SLOW)) "$H" \
 	"cmp -n 1073741824 /dev/rmem0 /dev/zero"
 check "detach both, server del" vm -t 120 "$H" \
 	"$R dev del rmem0 && $R dev del rmem1 && $R server del s0"
@@ -132,14 +132,14 @@ echo "# D: 300 sessions on one server"
 N=300
 check "server with 300 chunks of 64 KiB" vm "$H" \
 	"$R server add name s1 listen $A size $((N * 64))K mr-size 64K > /dev/null"
-check "$N devices of 64 KiB" vm -t 900 "$H" \
+check "$N devices of 64 KiB" vm -t $((900 * LAB_SLOW)) "$H" \
 	"for i in \$(seq $N); do $R dev add peer $A size 64K qps 1 queue-depth 1 keepalive 0 loss-timeout 0 > /dev/null || { echo device \$i; exit 1; }; done"
 expect_eq "server show -j lists $N clients" "$N" json "$H" "len(j[0]['clients'])" server show
 expect_eq "server show s1 -j lists $N clients" "$N" json "$H" "len(j[0]['clients'])" server show s1
 check "server show (text) lists $N clients" vm -t 60 "$H" \
 	"[ \$($R server show | grep -c ' client ') = $N ]"
 expect_eq "dev show -j lists $N devices" "$N" json "$H" "len(j)" dev show
-check "$N detaches" vm -t 900 "$H" \
+check "$N detaches" vm -t $((900 * LAB_SLOW)) "$H" \
 	"for d in \$(ls /sys/block | grep '^rmem'); do $R dev del \$d || exit 1; done"
 expect_eq "no client left" "0 0" json "$H" "len(j[0]['clients']), j[0]['used']" server show
 check "server del, unload" vm -t 60 "$H" "$R server del s1 && rmmod rmem"
