@@ -10,7 +10,7 @@
 #                   linux-source-6.12 (DEBUG_KERNEL=6.1: 6.1; cached), plus
 #                   the fault-injection tests
 #   make demo       the main job step by step in the two-host lab
-#   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both|scale)
+#   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both|scale|offpath)
 #   make bench-swap swap on rmem vs nvme-rdma vs zram vs brd under pressure
 #   make lab-shell  boot the lab and get a shell in a VM
 #   make lint       checkpatch --strict, kernel-doc and sparse on kernel code
@@ -107,8 +107,11 @@ demo: deps
 	$(MAKE) tool module KDIRS="$(LAB_KDIR)"
 	selftests/demo.sh
 
+# and, for the offpath part, the reference module without latency
+# timestamps, histograms and request tracepoints (build/<release>-bare/)
 bench: deps
 	$(MAKE) tool module KDIRS="$(LAB_KDIR)"
+	RMEM_VARIANT=bare scripts/build-module.sh "$(LAB_KDIR)"
 	selftests/bench.sh $(TOPO)
 
 bench-swap: deps

@@ -7,6 +7,9 @@
 # build/<release>/ mirrors the source tree with symbolic links; the objects,
 # the generated rmem_config.h and rmem.ko are its own.  KBUILD ARGS go to
 # Kbuild (default: modules; make sparse passes C=2 ...).
+# RMEM_VARIANT=bare builds make bench's reference module (no latency
+# timestamps, histograms or request tracepoints: kernel/client/client.h)
+# in build/<release>-bare/.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 KDIR=${1:?usage: build-module.sh KDIR [KBUILD ARGS...]}
@@ -18,6 +21,12 @@ shift
 KVER=$("$REPO/scripts/kernels.sh" kver "$KDIR")
 [ -n "$KVER" ] || { echo "build-module: $KDIR has no kernel release (not configured?)" >&2; exit 1; }
 OUT=$REPO/build/$KVER
+variant=()
+case ${RMEM_VARIANT:-} in
+"") ;;
+bare) OUT=$OUT-bare variant=(RMEM_BENCH_BARE=y) ;;
+*) echo "build-module: unknown RMEM_VARIANT '$RMEM_VARIANT'" >&2; exit 1 ;;
+esac
 
 # the mirror: links to every source, none to a source that is gone
 mkdir -p "$OUT/kernel"
@@ -44,7 +53,7 @@ done
 
 "$REPO/scripts/configure.sh" "$KDIR" "$OUT/kernel"
 [ $# -gt 0 ] || set -- modules
-make -C "$KDIR" M="$OUT" "$@"
+make -C "$KDIR" M="$OUT" "${variant[@]}" "$@"
 if [ -e "$OUT/kernel/rmem.ko" ]; then
 	ln -f "$OUT/kernel/rmem.ko" "$OUT/rmem.ko" 2>/dev/null ||
 		cp "$OUT/kernel/rmem.ko" "$OUT/rmem.ko"

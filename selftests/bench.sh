@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [one|two|both|smoke|scale]: rmem against NVMe-oF RDMA and a local RAM
+# bench.sh [one|two|both|smoke|scale|offpath]: rmem against NVMe-oF RDMA and a local RAM
 # disk, in one lab boot per topology, over the same Soft-RoCE link:
 #
 #   rmem            /dev/rmem0, default settings (interrupt-driven queues)
@@ -344,8 +344,53 @@ print(f"\"devices\": {len(x)}, \"iops\": {round(sum(x), 1)}, \"jain\": {round(ja
 	lab_teardown
 }
 
+# offpath (make bench TOPO=offpath, or after both topologies): what the
+# latency timestamps, histograms and request tracepoints cost when nobody
+# looks.  One VM: the module as built ("stock", tracepoints off) and make
+# bench's reference build without them ("bare", RMEM_VARIANT=bare in
+# build/<release>-bare/), loaded in turn OFFPATH_TRIES times each, 4 KiB
+# random read and write QD32 on each.  The report compares the medians
+# and judges the difference against the spread of each build's own runs.
+# A histogram that counts under stock and stays empty under bare shows
+# that each run had the build it names.
+OFFPATH_TRIES=${OFFPATH_TRIES:-3}
+bench_offpath()
+{
+	local bare=$REPO/build/$LAB_KVER-bare/rmem.ko i v ko job n
+	[ -e "$bare" ] || { say "offpath: no $bare (make bench builds it)"; return 1; }
+	say "offpath: booting one VM"
+	lab_start one || return 1
+	S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
+	MTU=${BENCH_MTU:-9000}
+	say "MTU $MTU: $(set_mtu "$S")" || return 1
+	for i in $(seq "$OFFPATH_TRIES"); do
+		for v in stock bare; do
+			ko=$RMEM_KO
+			[ "$v" = stock ] || ko=$bare
+			lab_exec -t 120 "$C" "insmod $ko && $R server add name bench listen $A size $((SIZE_MB + 64))M > /dev/null && $R dev add peer $A size ${SIZE_MB}M > /dev/null" ||
+				{ say "offpath: $v: attach failed"; return 1; }
+			for job in iops-randread iops-randwrite; do
+				fio_record offpath "rmem-$v" "$C" /dev/rmem0 "$job" || return 1
+			done
+			n=$(lab_exec "$C" "$R -j dev show -s rmem0 | python3 -c 'import json, sys; s = json.load(sys.stdin)[0][\"stats\"]; print(sum(s[\"read_latency\"][\"counts\"]) + sum(s[\"write_latency\"][\"counts\"]))'")
+			say "offpath: $v: $n requests in the latency histograms"
+			case $v:$n in
+			stock:0 | bare:[1-9]* | *:) say "offpath: $v: the histograms do not match the build"; return 1 ;;
+			esac
+			lab_exec -t 120 "$C" "$R dev del rmem0 && $R server del bench && rmmod rmem" ||
+				{ say "offpath: $v: detach failed"; return 1; }
+		done
+	done
+	lab_teardown
+}
+
 if [ "$MODE" = smoke ]; then
 	bench_smoke
+	exit
+fi
+if [ "$MODE" = offpath ]; then
+	bench_offpath || say "offpath failed"
+	python3 "$LAB_DIR/../bench_report.py" "$OUT"
 	exit
 fi
 if [ "$MODE" = scale ]; then
@@ -364,5 +409,6 @@ if [ "$MODE" = both ]; then
 	: "${LAB_MEM_HOST:=10240}"
 	export LAB_MEM_HOST
 	( bench_scale ) || say "scale failed"
+	( bench_offpath ) || say "offpath failed"
 fi
 python3 "$LAB_DIR/../bench_report.py" "$OUT"

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -128,7 +129,7 @@ def scale_report():
             print(f"    {'met ' if t['met'] else 'MISS'} {t['target']}: {t['value']}")
 
 
-for topo in sorted({r["topology"] for r in rows} - {"scale"}):
+for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
     print(f"\n== topology {topo}")
     print(f"{'job':15} {'metric':8} {'rmem':>9} {'rmem-best':>9} {'nvme-rdma':>9} {'brd':>9}"
           f" {'raw':>9} {'best/nvme':>9} {'best/brd':>9} {'best/raw':>9} {'dflt/nvme':>9}")
@@ -242,6 +243,40 @@ for topo in sorted({r["topology"] for r in rows} - {"scale"}):
                                                                    "bw-read", "bw-write")))
 
 scale_report()
+
+
+def offpath_report():
+    """make bench's offpath part: the module as built against the build
+    without latency timestamps, histograms and request tracepoints; the
+    medians of the tries, judged against the spread of each build's own
+    runs (the noise)."""
+    op = [r for r in rows if r["topology"] == "offpath"]
+    if not op:
+        return
+    print("\n== off-path cost of the latency histograms and tracepoints (one VM, QD32)")
+    for job in ("iops-randread", "iops-randwrite"):
+        runs = {t: sorted(r["iops"] for r in op if r["target"] == t and r["job"] == job)
+                for t in ("rmem-stock", "rmem-bare")}
+        if not all(runs.values()):
+            continue
+        med = {t: statistics.median(x) for t, x in runs.items()}
+        noise = max((max(x) - min(x)) / med[t] for t, x in runs.items())
+        r = med["rmem-stock"] / med["rmem-bare"]
+        print(f"  {job:14} stock {med['rmem-stock']:.0f} IOPS, bare {med['rmem-bare']:.0f} IOPS:"
+              f" ratio {r:.3f}, noise {noise:.1%} (runs: stock {runs['rmem-stock']},"
+              f" bare {runs['rmem-bare']})")
+        out["ratios"].append({"topology": "offpath", "job": job, "stock/bare": round(r, 3),
+                              "noise": round(noise, 3)})
+        out["targets"].append({"topology": "offpath", "value": round(r, 3), "met": r >= 1 - noise,
+                               "target": f"{job}: histograms and tracepoints within noise"
+                                         f" (stock >= {1 - noise:.3f}x bare)"})
+    print("  targets:")
+    for t in out["targets"]:
+        if t["topology"] == "offpath":
+            print(f"    {'met ' if t['met'] else 'MISS'} {t['target']}: {t['value']}")
+
+
+offpath_report()
 json.dump(out, open(os.path.join(d, "results.json"), "w"), indent=1)
 with open(os.path.join(d, "results.csv"), "w", newline="") as fh:
     w = csv.writer(fh)
@@ -252,7 +287,7 @@ with open(os.path.join(d, "results.csv"), "w", newline="") as fh:
                                        "p99_us", "p999_us", "iops", "bw_MBps")])
 
 if shutil.which("gnuplot"):
-    for topo in sorted({r["topology"] for r in rows} - {"scale"}):
+    for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
         with open(os.path.join(d, f"lat-{topo}.dat"), "w") as fh:
             for t in ("rmem", "rmem-poll", "nvme-rdma", "nvme-rdma-poll", "brd"):
                 r = get(topo, t, "lat-randread") or {}

@@ -103,6 +103,8 @@ static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
 		st->zeroes++;
 		break;
 	}
+	if (!RMEM_LAT_STATS)
+		return;
 	b = us ? min_t(unsigned int, ilog2(us), RMEM_LAT_BUCKETS - 1) : 0;
 	WRITE_ONCE(st->lat[d][b], st->lat[d][b] + 1);
 	if (lat_ns > READ_ONCE(st->lat_max_ns[d]))
@@ -175,7 +177,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req, cqe);
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct rmem_queue *queue = cmd->queue;
-	u64 lat_ns = ktime_get_ns() - cmd->start_ns;
+	u64 lat_ns = rmem_lat_now() - cmd->start_ns;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		rmem_rdma_failed(cmd, wc->status);
@@ -232,7 +234,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	 */
 	if (!(rq->rq_flags & RQF_DONTPREP)) {
 		cmd->retries = 0;
-		cmd->start_ns = ktime_get_ns();
+		cmd->start_ns = rmem_lat_now();
 		rq->rq_flags |= RQF_DONTPREP;
 	}
 	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
@@ -319,7 +321,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 out_unmap:
 	rmem_unmap_data(dev, cmd);
 	trace_rmem_rq_done(dev->name, queue->index, rq,
-			   ktime_get_ns() - cmd->start_ns, ret);
+			   rmem_lat_now() - cmd->start_ns, ret);
 	/* a requeue (BLK_STS_RESOURCE) is not a failed request */
 	if (ret != BLK_STS_RESOURCE)
 		atomic64_inc(&dev->errors);
@@ -390,7 +392,7 @@ static bool rmem_blk_end_partial(struct request *rq, void *data)
 	if (cmd->queue == data && READ_ONCE(cmd->partial)) {
 		WRITE_ONCE(cmd->partial, false);
 		trace_rmem_rq_done(cmd->queue->dev->name, cmd->queue->index, rq,
-				   ktime_get_ns() - cmd->start_ns, cmd->status);
+				   rmem_lat_now() - cmd->start_ns, cmd->status);
 		rmem_unmap_data(cmd->queue->dev, cmd);
 		blk_mq_complete_request(rq);
 	}

@@ -379,7 +379,7 @@ struct rmem_req_ext {
  * @hard_error: a work request failed because of the request, not the
  *	connection (flush, retries exceeded)
  * @partial: posted only in part: ends when its queue pair is drained
- * @start_ns: when ->queue_rq() first saw it (ktime_get_ns()), for the
+ * @start_ns: when ->queue_rq() first saw it (rmem_lat_now()), for the
  *	latency histograms; a reissue keeps it
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
  * @nents: entries ib_dma_map_sg() returned (what the work requests use)
@@ -466,6 +466,23 @@ void rmem_dev_resume_io(struct rmem_dev *dev);
 void rmem_dev_abort(struct rmem_dev *dev);
 void rmem_dev_abort_queues(struct rmem_dev *dev);
 void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev);
+
+/*
+ * RMEM_BENCH_BARE is set only in make bench's reference build: that build
+ * has no latency timestamps, histograms or request tracepoints, so that
+ * the benchmark can show what they cost when nobody looks
+ * (Documentation/performance.rst).  A real build always has them.
+ */
+#ifdef RMEM_BENCH_BARE
+#define RMEM_LAT_STATS false
+#else
+#define RMEM_LAT_STATS true
+#endif
+
+static inline u64 rmem_lat_now(void)
+{
+	return RMEM_LAT_STATS ? ktime_get_ns() : 0;
+}
 
 /* blk.c */
 int rmem_blk_init(void);

@@ -331,7 +331,7 @@ static void rmem_req_unposted(struct rmem_queue *queue, struct rmem_req *cmd,
 	cmd->hard_error = refused;
 	rmem_unmap_data(queue->dev, cmd);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq,
-			   ktime_get_ns() - cmd->start_ns, cmd->status);
+			   rmem_lat_now() - cmd->start_ns, cmd->status);
 	blk_mq_complete_request(rq);
 }
 
