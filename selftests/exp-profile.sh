@@ -7,7 +7,7 @@
 # randwrite QD32 under fio while perf samples every CPU (cpu-clock: TCG
 # has no hardware counters), then the top symbols and modules of each.
 #
-X
+#   make module && LAB_KERNEL=6.1 selftests/exp-profile.sh   (perf: Debian 12's, 6.1)
 #
 # RUNTIME: seconds sampled per job (default 10).  Output: build/profile/
 # <stamp>/<target>-<job>.{sym,dso}.txt and a summary on stdout.
