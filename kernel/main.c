@@ -176,3 +176,6 @@ MODULE_DESCRIPTION("Remote RAM over RDMA as a block device");
 MODULE_SOFTDEP("pre: hmac sha256");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(RMEM_VERSION);
+#ifdef RMEM_BENCH_BARE
+MODULE_INFO(variant, "bare: no latency histograms or request tracepoints (make bench only)");
+#endif

@@ -53,7 +53,7 @@ done
 
 "$REPO/scripts/configure.sh" "$KDIR" "$OUT/kernel"
 [ $# -gt 0 ] || set -- modules
-make -C "$KDIR" M="$OUT" "${variant[@]}" "$@"
+make -C "$KDIR" M="$OUT" ${variant[@]+"${variant[@]}"} "$@"
 if [ -e "$OUT/kernel/rmem.ko" ]; then
 	ln -f "$OUT/kernel/rmem.ko" "$OUT/rmem.ko" 2>/dev/null ||
 		cp "$OUT/kernel/rmem.ko" "$OUT/rmem.ko"

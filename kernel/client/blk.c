@@ -190,7 +190,12 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(blk_should_fake_timeout(rq->q)))
 		return;
 	if (queue->poll) {
-		struct rmem_poll_ctx *p = this_cpu_ptr(&rmem_poll_ctx);
+		/*
+		 * raw: ib_drain_qp() on a polled CQ ends flushed requests here
+		 * from a preemptible work item.  The owner test below holds
+		 * only in rmem_poll(), which keeps its CPU (bottom halves off).
+		 */
+		struct rmem_poll_ctx *p = raw_cpu_ptr(&rmem_poll_ctx);
 
 		/* complete (for the timeout handler) before it waits in a batch */
 		if (blk_mq_complete_request_remote(rq))

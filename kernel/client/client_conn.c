@@ -167,16 +167,20 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	return 0;
 }
 
-/* Route resolved, no RDMA device in use: take this one; limits, PD, DMA. */
-static int rmem_dev_setup_ib(struct rmem_dev *dev, struct ib_device *ibdev)
+/*
+ * Route resolved, no RDMA device in use: take @id's device; limits, PD,
+ * DMA.
+ */
+static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 {
+	struct ib_device *ibdev = id->device;
 	int ret;
 
 	/*
 	 * RDMA READ into memory registered for local access only (the
 	 * local DMA lkey, the data path's) is invalid on iWARP.
 	 */
-	if (rdma_protocol_iwarp(ibdev, 1))
+	if (rdma_protocol_iwarp(ibdev, id->port_num))
 		return -EOPNOTSUPP;
 	if (!rmem_client_ibdev_usable(ibdev))
 		return -ENODEV;
@@ -273,7 +277,7 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 	int ret;
 
 	if (!dev->ibdev) {
-		ret = rmem_dev_setup_ib(dev, ibdev);
+		ret = rmem_dev_setup_ib(dev, queue->cm_id);
 		if (ret)
 			return ret;
 	} else if (dev->ibdev != ibdev) {

@@ -346,6 +346,24 @@ static const char *rmem_reconnect_fatal(int err)
 	}
 }
 
+/*
+ * An attempt that succeeded after the device went dead: the deadline's
+ * grace ran out while its queue pairs joined.  The server has the session
+ * back, live, and would hold its memory until the device is deleted: tell
+ * it the session is over.  A device being deleted is rmem_dev_destroy()'s.
+ */
+static void rmem_dev_reconnected_late(struct rmem_dev *dev)
+{
+	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_DEAD)
+		return;
+	pr_info("%s: reconnected after the loss timeout: ending the session\n",
+		dev->name);
+	rmem_dev_leave(dev);
+	rmem_dev_destroy_queues(dev);
+	rmem_dev_drop_removed_ib(dev);
+	dev->torn_down = true;
+}
+
 static void rmem_dev_reconnect_work(struct work_struct *work)
 {
 	struct rmem_dev *dev = container_of(to_delayed_work(work),
@@ -388,16 +406,20 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	ret = rmem_dev_reconnect_once(dev);
 	memalloc_noreclaim_restore(noreclaim);
 	memalloc_noio_restore(noio);
-	WRITE_ONCE(dev->attempt_ready, false);
 	if (!ret) {
 		/*
 		 * The deadline goes before the device is live: a loss right
-		 * after must find its own deadline armed, not cancelled.
+		 * after must find its own deadline armed, not cancelled.  It
+		 * defers while attempt_ready is set, so that stays set until
+		 * the deadline is gone.
 		 */
 		cancel_delayed_work_sync(&dev->deadline_work);
+		WRITE_ONCE(dev->attempt_ready, false);
 		if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
-			    RMEM_DEV_STATE_LIVE) != RMEM_DEV_STATE_RECONNECTING)
+			    RMEM_DEV_STATE_LIVE) != RMEM_DEV_STATE_RECONNECTING) {
+			rmem_dev_reconnected_late(dev);
 			return;
+		}
 		dev->torn_down = false;
 		WRITE_ONCE(dev->reconnects, dev->reconnects + 1);
 		rmem_dev_start_ka(dev);
@@ -409,6 +431,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		rmem_dev_announce(dev);
 		return;
 	}
+	WRITE_ONCE(dev->attempt_ready, false);
 	rmem_dev_destroy_queues(dev);
 	rmem_dev_drop_removed_ib(dev);
 	/* where reconnects spend their time, for a loss that outlasts them */
