@@ -13,6 +13,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/idr.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -34,8 +35,12 @@ static DEFINE_IDA(rmem_ida);
  */
 void rmem_dev_announce(struct rmem_dev *dev)
 {
+	/* I/O may be held for a reconnect: no reclaim that writes to us */
+	unsigned int noio = memalloc_noio_save();
+
 	trace_rmem_dev_state(dev->name, READ_ONCE(dev->state));
 	rmem_nl_notify_dev(dev);
+	memalloc_noio_restore(noio);
 }
 
 static void rmem_dev_set_state(struct rmem_dev *dev, enum rmem_dev_state s)
