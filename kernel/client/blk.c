@@ -187,8 +187,6 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
 			   cmd->status);
 	WRITE_ONCE(queue->last_done, jiffies);
-	if (unlikely(blk_should_fake_timeout(rq->q)))
-		return;
 	if (queue->poll) {
 		/*
 		 * raw: ib_drain_qp() on a polled CQ ends flushed requests here
