@@ -347,18 +347,24 @@ static const char *rmem_reconnect_fatal(int err)
 }
 
 /*
- * An attempt that succeeded after the device went dead: the deadline's
- * grace ran out while its queue pairs joined.  The server has the session
- * back, live, and would hold its memory until the device is deleted: tell
- * it the session is over.  A device being deleted is rmem_dev_destroy()'s.
+ * An attempt that succeeded after the device went dead (the deadline's
+ * grace ran out while its queue pairs joined) or while it is being
+ * deleted: the server has the session back, live, and would hold its
+ * memory until the device is deleted, then for its hold time.  The server
+ * was just reachable: tell it the session is over (rmem_dev_destroy()
+ * sends no LEAVE for a device that was not live).
  */
 static void rmem_dev_reconnected_late(struct rmem_dev *dev)
 {
-	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_DEAD)
-		return;
-	pr_info("%s: reconnected after the loss timeout: ending the session\n",
-		dev->name);
+	unsigned int noio;
+
+	pr_info("%s: reconnected while %s: ending the session\n", dev->name,
+		READ_ONCE(dev->state) == RMEM_DEV_STATE_DEAD ? "dead" :
+		"being deleted");
+	/* other devices' held I/O may wait for this work queue */
+	noio = memalloc_noio_save();
 	rmem_dev_leave(dev);
+	memalloc_noio_restore(noio);
 	rmem_dev_destroy_queues(dev);
 	rmem_dev_drop_removed_ib(dev);
 	dev->torn_down = true;
