@@ -157,6 +157,20 @@ for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
               f" {fmt(v['brd'], 9)} {fmt(raw, 9)} {fmt(rr['best/nvme-rdma'], 9, 3)}"
               f" {fmt(rr['best/brd'], 9, 3)} {fmt(rr['best/raw'], 9, 3)}"
               f" {fmt(rr['rmem/nvme-rdma'], 9, 3)}")
+    # One VM: its two vCPUs do the fabric's protocol work (rxe, what raw
+    # verbs measure) and the block layer's and fio's (what brd measures,
+    # with no fabric) for every I/O.  If the two costs add up, a block
+    # device over this fabric does at most 1 / (1/raw + 1/brd) I/Os a
+    # second: the ceiling a CPU-bound lab gives any block target.
+    if topo == "one":
+        for job in ("iops-randread", "iops-randwrite"):
+            rr = next(x for x in out["ratios"] if x["topology"] == topo and x["job"] == job)
+            if rr["raw"] and rr["brd"]:
+                ceil = 1 / (1 / rr["raw"] + 1 / rr["brd"])
+                rr["block_ceiling"] = round(ceil, 1)
+                print(f"  {job}: raw + block layer model (1/(1/raw + 1/brd)) {ceil:.0f} IOPS;"
+                      f" rmem-best {ratio(rr['rmem_best'], ceil)}x,"
+                      f" nvme-rdma {ratio(rr['nvme-rdma'], ceil)}x of it")
     print("  latency percentiles (us, submission to completion):")
     for job in ("lat-randread", "lat-randwrite"):
         for t in ("rmem", "rmem-poll", "nvme-rdma", "nvme-rdma-poll", "brd"):
