@@ -50,6 +50,11 @@ LAB_BAD_RE='(^|[^_A-Za-z])BUG[: ]|WARNING:|Oops|KASAN|Kernel panic|list_(add|del
 # to error.  rmem's READ tail (blk.c) turns that into a reissue;
 # tests-debug/031-read-retry.sh checks the data.
 LAB_KNOWN_WARN_RE=${LAB_KNOWN_WARN_RE-${RMEM_LAB_KERNEL:+at drivers/infiniband/sw/rxe/rxe_comp\.c:[0-9]+ rxe_completer}}
+# LAB_ALLOC_FAILS_OK=1 (a test that injects allocation failures): the
+# allocator's own report of a failed allocation ("page allocation
+# failure", "vmalloc error": a stack dump, then </TASK>) is expected, not
+# a bad line; any other bad line inside such a report still counts.
+LAB_ALLOC_FAILS_OK=${LAB_ALLOC_FAILS_OK:-}
 
 declare -A LAB_PID=()
 LAB_VMS=()
@@ -382,20 +387,23 @@ lab_user_gp_fault()
 # lab_known_warn FILE: FILE without the blocks of LAB_KNOWN_WARN_RE
 # warnings: a block is its WARNING line up to its "end trace", at most 100
 # lines; any LAB_BAD_RE line in it but its own Call Trace still counts, and
-# a block with no end trace is printed as bad.
+# a block with no end trace is printed as bad.  With LAB_ALLOC_FAILS_OK,
+# the same for the allocator's failure reports, up to their </TASK>.
 lab_known_warn()
 {
-	if [ -z "$LAB_KNOWN_WARN_RE" ]; then
+	if [ -z "$LAB_KNOWN_WARN_RE" ] && [ -z "$LAB_ALLOC_FAILS_OK" ]; then
 		cat "$1"
 		return
 	fi
-	KNOWN="WARNING: .*$LAB_KNOWN_WARN_RE" BAD="$LAB_BAD_RE" awk '
+	KNOWN=${LAB_KNOWN_WARN_RE:+"WARNING: .*$LAB_KNOWN_WARN_RE"} BAD="$LAB_BAD_RE" ALLOC=$LAB_ALLOC_FAILS_OK awk '
 		function unfinished() {
 			if (skip)
 				print "WARNING: a known warning block with no end trace: " head
 			skip = 0
 		}
-		$0 ~ ENVIRON["KNOWN"] { unfinished(); skip = 1; n = 0; head = $0; next }
+		ENVIRON["KNOWN"] != "" && $0 ~ ENVIRON["KNOWN"] { unfinished(); skip = 1; n = 0; head = $0; next }
+		ENVIRON["ALLOC"] != "" && /(page allocation failure|vmalloc error): / { unfinished(); skip = 2; n = 0; head = $0; next }
+		skip == 2 && /<\/TASK>/ { skip = 0; next }
 		skip && /---\[ end trace/ { skip = 0; next }
 		skip && (/\[ cut here \]/ || ++n > 100) { unfinished() }
 		skip && ($0 !~ ENVIRON["BAD"] || /Call Trace:/) { next }
