@@ -372,7 +372,7 @@ bench_offpath()
 			for job in iops-randread iops-randwrite; do
 				fio_record offpath "rmem-$v" "$C" /dev/rmem0 "$job" || return 1
 			done
-			n=$(lab_exec "$C" "$R -j dev show -s rmem0 | python3 -c 'import json, sys; s = json.load(sys.stdin)[0][\"stats\"]; print(sum(s[\"read_latency\"][\"counts\"]) + sum(s[\"write_latency\"][\"counts\"]))'")
+			n=$(lab_exec "$C" "$R -j dev show rmem0 | python3 -c 'import json, sys; s = json.load(sys.stdin)[0][\"stats\"]; print(sum(s[\"read_latency\"][\"counts\"]) + sum(s[\"write_latency\"][\"counts\"]))'")
 			say "offpath: $v: $n requests in the latency histograms"
 			case $v:$n in
 			stock:0 | bare:[1-9]* | *:) say "offpath: $v: the histograms do not match the build"; return 1 ;;
