@@ -88,6 +88,19 @@ def work_per_io(r):
 out = {"results": rows, "ratios": [], "targets": [], "work_per_io": []}
 
 
+def add_target(topo, name, val, ok):
+    """A target of topo's report: met when val was measured and ok(val)."""
+    out["targets"].append({"topology": topo, "target": name, "value": val,
+                           "met": bool(val is not None and ok(val))})
+
+
+def print_targets(topo):
+    print("  targets:")
+    for t in out["targets"]:
+        if t["topology"] == topo:
+            print(f"    {'met ' if t['met'] else 'MISS'} {t['target']}: {t['value']}")
+
+
 def scale_report():
     """make bench's scale part: attach/detach by size, server memory
     overhead, mkfs with and without zeros, many devices on one server."""
@@ -96,16 +109,13 @@ def scale_report():
         return
     print("\n== scale (one VM)")
 
-    def tgt(name, val, ok):
-        out["targets"].append({"topology": "scale", "target": name, "value": val,
-                               "met": bool(val is not None and ok(val))})
     att = [r for r in sc.values() if r["job"].startswith("attach-")]
     for r in sorted(att, key=lambda r: r["size_mib"]):
         print(f"  {r['size_mib']:6d} MiB device: attach {r['attach_s']:7.2f} s,"
               f" detach {r['detach_s']:7.2f} s")
     by = {r["size_mib"]: r for r in att}
     if 1024 in by and 8192 in by:
-        tgt("attach 8 GiB <= 4x attach 1 GiB",
+        add_target("scale", "attach 8 GiB <= 4x attach 1 GiB",
             ratio(by[8192]["attach_s"], by[1024]["attach_s"]), lambda x: x <= 4)
     m = sc.get("server-memory")
     if m:
@@ -115,18 +125,15 @@ def scale_report():
     if m:
         print(f"  mkfs.ext4 on 4 GiB: {m['mkfs_s']} s (discard sends nothing);"
               f" {m['zeroing_mkfs_s']} s with the zeros written first (the old discard)")
-        tgt("mkfs.ext4 4 GiB <= 0.2x the zero-writing discard's",
+        add_target("scale", "mkfs.ext4 4 GiB <= 0.2x the zero-writing discard's",
             ratio(m["mkfs_s"], m["zeroing_mkfs_s"]), lambda x: x <= 0.2)
     for job, r in sc.items():
         if job.startswith("fair-"):
             print(f"  {r['devices']} devices on one server, 4 KiB randread QD32 each:"
                   f" {r['iops']} IOPS in all, Jain's fairness {r['jain']},"
                   f" per device {r['per_device']}")
-            tgt(f"{r['devices']} devices: fairness index >= 0.9", r["jain"], lambda x: x >= 0.9)
-    print("  targets:")
-    for t in out["targets"]:
-        if t["topology"] == "scale":
-            print(f"    {'met ' if t['met'] else 'MISS'} {t['target']}: {t['value']}")
+            add_target("scale", f"{r['devices']} devices: fairness index >= 0.9", r["jain"], lambda x: x >= 0.9)
+    print_targets("scale")
 
 
 for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
@@ -215,43 +222,37 @@ for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
                 print(f"  FLAG: raw {RAW[job]} ({raw}) is {'slower' if m == 'mean_us' else 'lower'}"
                       f" than {t} {job} ({x}): the raw reference is not trustworthy here")
 
-    def tgt(name, val, ok):
-        out["targets"].append({"topology": topo, "target": name, "value": val,
-                               "met": bool(val is not None and ok(val))})
     rr = {x["job"]: x for x in out["ratios"] if x["topology"] == topo}
-    tgt("randread QD1 mean <= 1.25x ib_read_lat", rr["lat-randread"]["best/raw"], lambda x: x <= 1.25)
-    tgt("randread QD1 mean <= 0.3x nvme-rdma", rr["lat-randread"]["best/nvme-rdma"], lambda x: x <= 0.3)
-    tgt("randread QD32 IOPS >= 3x nvme-rdma", rr["iops-randread"]["best/nvme-rdma"], lambda x: x >= 3)
-    tgt("randwrite QD32 IOPS >= 3x nvme-rdma", rr["iops-randwrite"]["best/nvme-rdma"], lambda x: x >= 3)
-    tgt("1 MiB read bw >= 1.5x nvme-rdma", rr["bw-read"]["best/nvme-rdma"], lambda x: x >= 1.5)
-    tgt("1 MiB write bw >= 1.5x nvme-rdma", rr["bw-write"]["best/nvme-rdma"], lambda x: x >= 1.5)
-    tgt("IOPS 2 QPs >= 1.6x 1 QP", ratio(q[2], q[1]), lambda x: x >= 1.6)
+    add_target(topo, "randread QD1 mean <= 1.25x ib_read_lat", rr["lat-randread"]["best/raw"], lambda x: x <= 1.25)
+    add_target(topo, "randread QD1 mean <= 0.3x nvme-rdma", rr["lat-randread"]["best/nvme-rdma"], lambda x: x <= 0.3)
+    add_target(topo, "randread QD32 IOPS >= 3x nvme-rdma", rr["iops-randread"]["best/nvme-rdma"], lambda x: x >= 3)
+    add_target(topo, "randwrite QD32 IOPS >= 3x nvme-rdma", rr["iops-randwrite"]["best/nvme-rdma"], lambda x: x >= 3)
+    add_target(topo, "1 MiB read bw >= 1.5x nvme-rdma", rr["bw-read"]["best/nvme-rdma"], lambda x: x >= 1.5)
+    add_target(topo, "1 MiB write bw >= 1.5x nvme-rdma", rr["bw-write"]["best/nvme-rdma"], lambda x: x >= 1.5)
+    add_target(topo, "IOPS 2 QPs >= 1.6x 1 QP", ratio(q[2], q[1]), lambda x: x >= 1.6)
     # issue 18's: raw verbs on one VM, nvme-rdma across two
     if topo == "one":
         for job in JOBS:
             if job.startswith("lat"):
-                tgt(f"{job} mean <= 1/0.95x raw", rr[job]["best/raw"], lambda x: x <= 1 / 0.95)
+                add_target(topo, f"{job} mean <= 1/0.95x raw", rr[job]["best/raw"], lambda x: x <= 1 / 0.95)
             else:
-                tgt(f"{job} >= 0.95x raw", rr[job]["best/raw"], lambda x: x >= 0.95)
-        tgt("randread QD1 mean <= 1.15x ib_read_lat", rr["lat-randread"]["best/raw"],
+                add_target(topo, f"{job} >= 0.95x raw", rr[job]["best/raw"], lambda x: x >= 0.95)
+        add_target(topo, "randread QD1 mean <= 1.15x ib_read_lat", rr["lat-randread"]["best/raw"],
             lambda x: x <= 1.15)
     else:
         for job in JOBS:
             if job.startswith("lat"):
-                tgt(f"{job} mean <= 1.0x nvme-rdma", rr[job]["best/nvme-rdma"], lambda x: x <= 1)
+                add_target(topo, f"{job} mean <= 1.0x nvme-rdma", rr[job]["best/nvme-rdma"], lambda x: x <= 1)
             else:
-                tgt(f"{job} >= 1.0x nvme-rdma", rr[job]["best/nvme-rdma"], lambda x: x >= 1)
+                add_target(topo, f"{job} >= 1.0x nvme-rdma", rr[job]["best/nvme-rdma"], lambda x: x >= 1)
         for job in ("iops-randread", "iops-randwrite", "bw-read", "bw-write"):
             (rc, rs), (nc, ns) = cpu[("rmem", job)], cpu[("nvme-rdma", job)]
-            tgt(f"{job} server CPU per I/O <= 0.1x nvme-rdma's", share(rs, ns),
+            add_target(topo, f"{job} server CPU per I/O <= 0.1x nvme-rdma's", share(rs, ns),
                 lambda x: x <= 0.1)
             if job.startswith("iops"):
-                tgt(f"{job} client CPU per I/O <= 0.7x nvme-rdma's", share(rc, nc),
+                add_target(topo, f"{job} client CPU per I/O <= 0.7x nvme-rdma's", share(rc, nc),
                     lambda x: x <= 0.7)
-    print("  targets:")
-    for t in out["targets"]:
-        if t["topology"] == topo:
-            print(f"    {'met ' if t['met'] else 'MISS'} {t['target']}: {t['value']}")
+    print_targets(topo)
     print("  what the fabric allows: nvme-rdma/raw " + ", ".join(
         f"{j} {ratio(rr[j]['nvme-rdma'], rr[j]['raw'])}" for j in ("iops-randread", "iops-randwrite",
                                                                    "bw-read", "bw-write")))
@@ -281,13 +282,10 @@ def offpath_report():
               f" bare {runs['rmem-bare']})")
         out["ratios"].append({"topology": "offpath", "job": job, "stock/bare": round(r, 3),
                               "noise": round(noise, 3)})
-        out["targets"].append({"topology": "offpath", "value": round(r, 3), "met": r >= 1 - noise,
-                               "target": f"{job}: histograms and tracepoints within noise"
-                                         f" (stock >= {1 - noise:.3f}x bare)"})
-    print("  targets:")
-    for t in out["targets"]:
-        if t["topology"] == "offpath":
-            print(f"    {'met ' if t['met'] else 'MISS'} {t['target']}: {t['value']}")
+        add_target("offpath", f"{job}: histograms and tracepoints within noise"
+                   f" (stock >= {1 - noise:.3f}x bare)", round(r, 3),
+                   lambda _, r=r, n=noise: r >= 1 - n)
+    print_targets("offpath")
 
 
 offpath_report()
