@@ -101,6 +101,16 @@ module_param_named(read_split_kb, rmem_read_split_kb, uint, 0444);
 MODULE_PARM_DESC(read_split_kb,
 		 "Default KiB one RDMA READ of a new device moves at most (64-1024, a power of two; 0: no limit)");
 
+/*
+ * RDMA READs a queue pair keeps outstanding (its initiator depth), and so
+ * at most read_depth x read-split bytes of READ responses in flight: a
+ * window the client opens, which a lossy link needs small (performance.rst).
+ */
+unsigned int rmem_read_depth = RMEM_MAX_READ_DEPTH;
+module_param_named(read_depth, rmem_read_depth, uint, 0444);
+MODULE_PARM_DESC(read_depth,
+		 "RDMA READs a client queue pair keeps outstanding at most (1-16, and at most what the RDMA device allows)");
+
 struct workqueue_struct *rmem_wq;
 
 /**
@@ -128,6 +138,7 @@ static int __init rmem_init(void)
 	    rmem_keepalive_ms > RMEM_MAX_KEEPALIVE_MS ||
 	    (rmem_keepalive_ms && rmem_keepalive_ms < RMEM_MIN_KEEPALIVE_MS) ||
 	    rmem_loss_timeout_ms > RMEM_MAX_LOSS_TIMEOUT_MS ||
+	    !rmem_read_depth || rmem_read_depth > RMEM_MAX_READ_DEPTH ||
 	    (rmem_read_split_kb &&
 	     (!is_power_of_2(rmem_read_split_kb) ||
 	      rmem_read_split_kb < RMEM_MIN_READ_SPLIT / SZ_1K ||

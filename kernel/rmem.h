@@ -27,6 +27,7 @@ extern unsigned int rmem_default_mr_size_mb;
 extern unsigned int rmem_connect_timeout_ms;
 extern int rmem_ack_timeout;
 extern unsigned int rmem_read_split_kb;
+extern unsigned int rmem_read_depth;
 extern unsigned long long rmem_fault_sector;
 extern atomic_t rmem_fault_ext;
 extern unsigned int rmem_fault_ready_delay_ms;
@@ -45,6 +46,8 @@ extern unsigned int rmem_loss_timeout_ms;
  */
 #define RMEM_MIN_READ_SPLIT		SZ_64K
 #define RMEM_MAX_READ_SPLIT		SZ_1M
+/* RDMA READs a client queue pair keeps outstanding at most */
+#define RMEM_MAX_READ_DEPTH		16
 
 /* Long-running work of both roles: session setup, teardown, errors. */
 extern struct workqueue_struct *rmem_wq;

@@ -1,5 +1,9 @@
 #!/bin/bash
-# experiment: two VMs, 1 MiB seq read QD8 on rmem for read_split_kb x read_depth, nvme-rdma reference
+# experiment: 1 MiB (BS=) sequential read QD8 on rmem for each ack_timeout x
+# read_depth x read_split_kb (ACKS=, DEPTHS=, SPLITS=; the module is reloaded
+# for each), nvme-rdma before and after; TOPO=two (default) or one, MTU=
+# (default 1500).  Prints one RESULT line per run with the client's READ
+# retries (performance.rst, "Lossy links").
 : "${LAB_MEM:=2560}"
 export LAB_MEM
 source "$(dirname "$0")/lib.sh"
@@ -22,13 +26,17 @@ run() { # name dev
 }
 lab_exec -t 600 "$C" "dd if=/dev/zero of=$NVME bs=1M count=$SIZE_MB oflag=direct status=none"
 run nvme-rdma "$NVME"
+for ack in ${ACKS:-14}; do
 for depth in ${DEPTHS:-16 4}; do
-	lab_exec "$C" "echo $depth > /sys/module/rmem/parameters/read_depth"
-	lab_exec -t 120 "$C" "$R dev del rmem0 > /dev/null 2>&1; $R dev add peer $A size ${SIZE_MB}M > /dev/null && dd if=/dev/zero of=/dev/rmem0 bs=1M count=$SIZE_MB oflag=direct status=none" || exit 1
 	for split in ${SPLITS:-0 256 128 64}; do
-		lab_exec "$C" "echo $split > /sys/module/rmem/parameters/read_split_kb"
-		run "rmem depth=$depth split=${split}k" /dev/rmem0
+		# the parameters are read at load: reload the client's module
+		# (in one VM the server's too, so it is made again)
+		lab_exec -t 120 "$C" "$R dev del rmem0 > /dev/null 2>&1; $R server del bench > /dev/null 2>&1; rmmod rmem && insmod $RMEM_KO ack_timeout=$ack read_depth=$depth read_split_kb=$split" || exit 1
+		[ "$S" != "$C" ] || lab_exec "$S" "$R server add name bench listen $A size $((SIZE_MB + 64))M" > /dev/null || exit 1
+		lab_exec -t 120 "$C" "$R dev add peer $A size ${SIZE_MB}M > /dev/null" || exit 1
+		run "rmem ack=$ack depth=$depth split=${split}k" /dev/rmem0
 	done
+done
 done
 run nvme-rdma "$NVME"
 lab_exec -t 120 "$C" "$R dev del rmem0; nvme disconnect -n bench" > /dev/null
