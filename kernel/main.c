@@ -105,6 +105,8 @@ MODULE_PARM_DESC(read_split_kb,
  * RDMA READs a queue pair keeps outstanding (its initiator depth), and so
  * at most read_depth x read-split bytes of READ responses in flight: a
  * window the client opens, which a lossy link needs small (performance.rst).
+ * Module-wide; on Soft-RoCE a request's tail READ and the probe take slots
+ * too, so a small depth also holds small reads back.
  */
 unsigned int rmem_read_depth = RMEM_MAX_READ_DEPTH;
 module_param_named(read_depth, rmem_read_depth, uint, 0444);

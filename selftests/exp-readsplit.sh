@@ -2,8 +2,10 @@
 # experiment: 1 MiB (BS=) sequential read QD8 on rmem for each ack_timeout x
 # read_depth x read_split_kb (ACKS=, DEPTHS=, SPLITS=; the module is reloaded
 # for each), nvme-rdma before and after; TOPO=two (default) or one, MTU=
-# (default 1500).  Prints one RESULT line per run with the client's READ
-# retries (performance.rst, "Lossy links").
+# (default 1500).  SPLITS in KiB, 0 or 64..1024 (the module refuses
+# others).  rmem0 is read as attached (the server zeroed it); nvme-rdma's
+# brd is filled first.  Prints one RESULT line per run with the client's
+# completer_retry_err delta (performance.rst, "Lossy links").
 : "${LAB_MEM:=2560}"
 export LAB_MEM
 source "$(dirname "$0")/lib.sh"
