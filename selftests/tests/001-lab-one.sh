@@ -59,4 +59,8 @@ check "rmemctl server show: exit 0" vm "$H" "$RMEMCTL server show"
 check "rmem.ko unloads" rmem_unload "$H"
 check_fail "rmemctl fails once the module is gone" vm "$H" "$RMEMCTL dev show"
 check "load/unload 5 times" vm "$H" "for i in 1 2 3 4 5; do insmod $RMEM_KO && rmmod rmem || exit 1; done"
+# read_depth (the client queue pairs' initiator depth) is checked at load
+check_fail "read_depth=0 is refused at load" vm "$H" "insmod $RMEM_KO read_depth=0"
+check_fail "read_depth=17 is refused at load" vm "$H" "insmod $RMEM_KO read_depth=17"
+check "read_depth=2 loads, and reads back" vm "$H" "insmod $RMEM_KO read_depth=2 && [ \$(cat /sys/module/rmem/parameters/read_depth) = 2 ] && rmmod rmem"
 test_done
