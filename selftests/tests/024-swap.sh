@@ -64,12 +64,18 @@ S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
 rxe_counters()
 {
 	echo "# rxe $1 ($2): $(lab_exec -t 30 "$2" "cd /sys/class/infiniband/rxe0/ports/1/hw_counters && for f in completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request send_rnr_err rcvd_rnr_err send_err; do printf '%s=%s ' \$f \$(cat \$f); done" 2>/dev/null)"
-	# with slub_debug=U,kmalloc-8k on the kernel command line
-	# (LAB_APPEND="pci=noacpi slub_debug=U,kmalloc-8k"): the slab's size,
-	# its biggest allocation sites (debugfs, sorted by count, with their
-	# stacks) and the queue pairs' state: the debug lane's open swap
-	# failure filled that cache
-	lab_exec -t 30 "$2" "f=/sys/kernel/debug/slab/kmalloc-8k/alloc_traces; [ -r \$f ] && grep '^kmalloc-8k ' /proc/slabinfo && head -n 60 \$f && rdma -d res show qp" | sed "s/^/# kmalloc-8k $1 ($2): /"
+	slab_dump "$1" "$2"
+	true
+}
+
+# slab_dump WHEN VM: with slub_debug=U,kmalloc-8k on the kernel command
+# line (LAB_APPEND="pci=noacpi slub_debug=U,kmalloc-8k"): the slab's size,
+# its biggest allocation sites (debugfs, sorted by count, with their
+# stacks) and the queue pairs' state: the debug lane's open swap failure
+# filled that cache.  Nothing without that option.
+slab_dump()
+{
+	lab_exec -t 60 "$2" "f=/sys/kernel/debug/slab/kmalloc-8k/alloc_traces; [ -r \$f ] && grep -E '^(kmalloc-8k|skbuff_head_cache) ' /proc/slabinfo && grep -E '^(MemFree|Slab|SUnreclaim):' /proc/meminfo && head -n 80 \$f && rdma -d res show qp" | sed "s/^/# kmalloc-8k $1 ($2): /"
 	true
 }
 
@@ -117,8 +123,15 @@ check "server exports $((SET_MIB + 192)) MiB" vm -t 120 "$S" \
 echo "# A: one queue pair, write, check and rewrite, check"
 check "attach qps 1, mkswap, swapon" vm -t 120 "$C" \
 	"$R dev add peer $A size $((SET_MIB + 128))M qps 1 loss-timeout 30s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0 && grep -q rmem0 /proc/swaps"
+fails=$LAB_FAILS
 check "${A_MIB} MiB working set written, checked and rewritten, checked: every page intact" \
 	swapload "A" -p 2 "$A_MIB"
+# at a failure, while the device is still attached (a detach gives the
+# debug lane's lost kmalloc-8k memory back): who holds it, if slub_debug=U
+if [ "$LAB_FAILS" != "$fails" ]; then
+	rxe_counters "at A's failure" "$C"
+	rxe_counters "at A's failure" "$S"
+fi
 check "swap was used: at least the set went out to rmem0" vm "$C" \
 	"[ \$(awk '/^pswpout/ {print \$2}' /proc/vmstat) -ge $((A_MIB * 256)) ]"
 check "swapoff brings every page back, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
