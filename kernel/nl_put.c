@@ -329,23 +329,25 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	    nla_put_u32(skb, RMEM_A_DEV_KEEPALIVE_MS, dev->cfg.keepalive_ms) ||
 	    nla_put_u32(skb, RMEM_A_DEV_LOSS_TIMEOUT_MS,
 			dev->cfg.loss_timeout_ms) ||
-	    nla_put_u32(skb, RMEM_A_DEV_RECONNECTS, READ_ONCE(dev->reconnects)) ||
+	    nla_put_u32(skb, RMEM_A_DEV_RECONNECTS,
+			READ_ONCE(dev->sess->reconnects)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
 	    nla_put_u32(skb, RMEM_A_DEV_READ_SPLIT, dev->cfg.read_split) ||
-	    nla_put_u32(skb, RMEM_A_DEV_STATE, READ_ONCE(dev->state)) ||
-	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->server_id),
-		    dev->server_id) ||
-	    nla_put_u64_64bit(skb, RMEM_A_DEV_GENERATION, dev->generation,
+	    nla_put_u32(skb, RMEM_A_DEV_STATE, rmem_dev_state(dev)) ||
+	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->sess->server_id),
+		    dev->sess->server_id) ||
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_GENERATION, dev->sess->generation,
 			      RMEM_A_DEV_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, dev->chunk_size,
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, dev->sess->chunk_size,
 			      RMEM_A_DEV_PAD) ||
 	    nla_put_u64_64bit(skb, RMEM_A_DEV_MEMORY, rmem_dev_memory(dev),
 			      RMEM_A_DEV_PAD) ||
 	    (dev->cfg.host_id[0] &&
 	     nla_put_string(skb, RMEM_A_DEV_HOST_ID, dev->cfg.host_id)) ||
-	    nla_put_u8(skb, RMEM_A_DEV_AUTH, dev->proven) ||
-	    (dev->server_name[0] &&
-	     nla_put_string(skb, RMEM_A_DEV_SERVER_NAME, dev->server_name)))
+	    nla_put_u8(skb, RMEM_A_DEV_AUTH, dev->sess->proven) ||
+	    (dev->sess->server_name[0] &&
+	     nla_put_string(skb, RMEM_A_DEV_SERVER_NAME,
+			    dev->sess->server_name)))
 		goto out_cancel;
 	sn = nla_nest_start(skb, RMEM_A_DEV_STATS);
 	if (!sn ||

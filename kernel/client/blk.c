@@ -50,7 +50,7 @@ unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
  */
 static bool rmem_dev_holds_io(struct rmem_dev *dev, struct request *rq)
 {
-	unsigned int state = READ_ONCE(dev->state);
+	unsigned int state = rmem_dev_state(dev);
 
 	return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
 	       !blk_noretry_request(rq) &&
@@ -150,7 +150,7 @@ static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
 				    cmd->queue->dev->name, cmd->queue->index,
 				    ib_wc_status_msg(status));
 	}
-	rmem_dev_fail(cmd->queue->dev);
+	rmem_sess_fail(cmd->queue->sess);
 }
 
 /*
@@ -240,7 +240,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 		cmd->start_ns = rmem_lat_now();
 		rq->rq_flags |= RQF_DONTPREP;
 	}
-	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
+	if (unlikely(READ_ONCE(queue->sess->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
 		/* a lost connection holds I/O until reconnected or dead */
 		if (rmem_dev_holds_io(dev, rq))
@@ -460,7 +460,7 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 		if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
 			return BLK_EH_DONE;
 	}
-	switch (READ_ONCE(dev->state)) {
+	switch (READ_ONCE(queue->sess->state)) {
 	case RMEM_DEV_STATE_LIVE:
 		pr_warn_ratelimited("%s: request timed out\n", dev->name);
 		/*
@@ -469,13 +469,13 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 		 * budget like one it refuses.
 		 */
 		WRITE_ONCE(cmd->hard_error, true);
-		rmem_dev_fail(dev);
+		rmem_sess_fail(queue->sess);
 		break;
 	case RMEM_DEV_STATE_DEAD:
 	case RMEM_DEV_STATE_DELETING:
 		pr_warn_ratelimited("%s: request timed out; aborting the queue pairs\n",
 				    dev->name);
-		rmem_dev_abort(dev);
+		rmem_sess_abort(queue->sess);
 		break;
 	default:
 		break;
@@ -547,7 +547,7 @@ static int rmem_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 {
 	struct rmem_dev *dev = data;
 
-	hctx->driver_data = &dev->queues[index];
+	hctx->driver_data = &dev->sess->queues[index];
 	return 0;
 }
 
@@ -618,7 +618,7 @@ static ssize_t state_show(struct device *d, struct device_attribute *attr,
 		[RMEM_DEV_STATE_DELETING] = "deleting",
 		[RMEM_DEV_STATE_RECONNECTING] = "reconnecting",
 	};
-	unsigned int s = READ_ONCE(rmem_dev_of(d)->state);
+	unsigned int s = rmem_dev_state(rmem_dev_of(d));
 
 	return sysfs_emit(buf, "%s\n", s < ARRAY_SIZE(names) && names[s] ?
 			  names[s] : "unknown");
@@ -629,14 +629,14 @@ static ssize_t server_id_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
 	return sysfs_emit(buf, "%*phN\n", RMEM_ID_LEN,
-			  rmem_dev_of(d)->server_id);
+			  rmem_dev_of(d)->sess->server_id);
 }
 static DEVICE_ATTR_RO(server_id);
 
 static ssize_t generation_show(struct device *d,
 			       struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", rmem_dev_of(d)->generation);
+	return sysfs_emit(buf, "%llu\n", rmem_dev_of(d)->sess->generation);
 }
 static DEVICE_ATTR_RO(generation);
 
@@ -675,7 +675,7 @@ static ssize_t qp_requests_show(struct device *d,
 	int len = 0;
 
 	for (i = 0; i < dev->nr_queues; i++) {
-		const struct rmem_stats *st = &dev->queues[i].stats;
+		const struct rmem_stats *st = &dev->sess->queues[i].stats;
 
 		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
 				     READ_ONCE(st->reads) + READ_ONCE(st->writes) +
@@ -723,7 +723,8 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 * completion as proof of life (recovery.c), so no single request may
 	 * take much longer than another on a slow link.
 	 */
-	zero_max = min_t(u64, min_t(u64, zero_max, SZ_1M), dev->chunk_size);
+	zero_max = min_t(u64, min_t(u64, zero_max, SZ_1M),
+			 dev->sess->chunk_size);
 	/*
 	 * Kernels without limits at allocation get exactly these fields
 	 * through their setters (compat.h): a field set here must be added
@@ -739,7 +740,8 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 * block layer refuse REQ_NOWAIT bios with -EAGAIN, and Linux 6.1's
 	 * io_uring loses such polled (IOPOLL) requests at queue depth > 1.
 	 */
-	lim->max_hw_sectors = min_t(u64, SZ_1M, dev->chunk_size) >> SECTOR_SHIFT;
+	lim->max_hw_sectors = min_t(u64, SZ_1M, dev->sess->chunk_size) >>
+			      SECTOR_SHIFT;
 	lim->max_segments = segs;
 	/* a discard sends nothing: any size costs the same */
 	lim->max_hw_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
@@ -767,10 +769,11 @@ static unsigned int rmem_ext_reserve(const struct rmem_dev *dev)
  *
  * Its requests (blk-mq allocates each with its PDU, cmd_size, queue depth
  * times the hardware queues), the reserve of its mempool for larger
- * requests, its queue array, chunk table, zero buffer and itself; not the
- * RDMA device's memory for its queue pairs and CQs, which the driver
- * allocates, nor an I/O scheduler's requests, nor the mempool's elements
- * beyond its reserve (taken while large requests are in flight).
+ * requests, its queue array, chunk table, zero buffer, itself and its
+ * session; not the RDMA device's memory for its queue pairs and CQs,
+ * which the driver allocates, nor an I/O scheduler's requests, nor the
+ * mempool's elements beyond its reserve (taken while large requests are
+ * in flight).
  *
  * Return: bytes.
  */
@@ -783,8 +786,8 @@ u64 rmem_dev_memory(const struct rmem_dev *dev)
 	       (u64)rmem_ext_reserve(dev) *
 	       kmalloc_size_roundup(sizeof(struct rmem_req_ext)) +
 	       RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
-	       (u64)dev->nr_chunks * sizeof(*dev->chunks) + RMEM_ZERO_BUF +
-	       sizeof(*dev);
+	       (u64)dev->sess->nr_chunks * sizeof(*dev->sess->chunks) +
+	       RMEM_ZERO_BUF + sizeof(*dev) + sizeof(*dev->sess);
 }
 
 /**

@@ -38,38 +38,51 @@ void rmem_dev_announce(struct rmem_dev *dev)
 	/* I/O may be held for a reconnect: no reclaim that writes to us */
 	unsigned int noio = memalloc_noio_save();
 
-	trace_rmem_dev_state(dev->name, READ_ONCE(dev->state));
+	trace_rmem_dev_state(dev->name, rmem_dev_state(dev));
 	rmem_nl_notify_dev(dev);
 	memalloc_noio_restore(noio);
 }
 
 static void rmem_dev_set_state(struct rmem_dev *dev, enum rmem_dev_state s)
 {
-	if (xchg(&dev->state, s) != s)
+	if (xchg(&dev->sess->state, s) != s)
 		rmem_dev_announce(dev);
+}
+
+/* Free what a session holds; its queue pairs and the device's IB are gone. */
+static void rmem_sess_free(struct rmem_sess *sess)
+{
+	rmem_mac_free(sess->mac);
+	kfree(sess->auth);
+	kvfree(sess->chunks);
+	free_page((unsigned long)sess->table_buf);
+	kfree(sess->ready);
+	kfree(sess->ka_buf);
+	kvfree(sess->queues);
+	kfree(sess);
 }
 
 static void rmem_dev_free(struct rmem_dev *dev)
 {
-	rmem_dev_recovery_stop(dev);
-	rmem_dev_destroy_queues(dev);
-	/*
-	 * A handler that saw the device live just before it stopped being so
-	 * may have queued a loss after recovery stopped; no handler is left.
-	 */
-	cancel_work_sync(&dev->fail_work);
+	struct rmem_sess *sess = dev->sess;
+
+	if (sess) {
+		rmem_sess_recovery_stop(sess);
+		rmem_sess_destroy_queues(sess);
+		/*
+		 * A handler that saw the session live just before it stopped
+		 * being so may have queued a loss after recovery stopped; no
+		 * handler is left.
+		 */
+		cancel_work_sync(&sess->fail_work);
+	}
 	rmem_blk_free(dev);
 	/* also unmaps what a failed table read left mapped: all drained now */
 	rmem_dev_release_ib(dev);
-	rmem_mac_free(dev->mac);
+	if (sess)
+		rmem_sess_free(sess);
 	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
-	kfree(dev->auth);
-	kvfree(dev->chunks);
-	free_page((unsigned long)dev->table_buf);
-	kfree(dev->ready);
 	kfree(dev->zero);
-	kfree(dev->ka_buf);
-	kvfree(dev->queues);
 	if (dev->index >= 0)
 		ida_free(&rmem_ida, dev->index);
 	kfree(dev);
@@ -112,11 +125,45 @@ static int rmem_dev_pick_index(const char *name, struct netlink_ext_ack *extack)
 	return idx;
 }
 
+/* A session with the server at @peer, connecting; no queue pair yet. */
+static struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
+					 const struct sockaddr_storage *peer)
+{
+	struct rmem_sess *sess;
+	unsigned int i;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return NULL;
+	sess->dev = dev;
+	sess->peer = *peer;
+	rmem_sess_recovery_init(sess);
+	init_completion(&sess->ctl_done);
+	sess->ctl_cqe.done = rmem_ctl_done;
+	sess->auth_cqe.done = rmem_sess_auth_sent;
+	sess->state = RMEM_DEV_STATE_CONNECTING;
+	sess->queues = kvcalloc(RMEM_MAX_DEV_QPS, sizeof(*sess->queues),
+				GFP_KERNEL);
+	sess->ready = kzalloc(sizeof(*sess->ready), GFP_KERNEL);
+	sess->ka_buf = kzalloc(sizeof(*sess->ka_buf), GFP_KERNEL);
+	sess->auth = kzalloc(sizeof(*sess->auth), GFP_KERNEL);
+	if (!sess->queues || !sess->ready || !sess->ka_buf || !sess->auth) {
+		rmem_sess_free(sess);
+		return NULL;
+	}
+	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
+		sess->queues[i].dev = dev;
+		sess->queues[i].sess = sess;
+		sess->queues[i].index = i;
+		spin_lock_init(&sess->queues[i].batch_lock);
+	}
+	return sess;
+}
+
 static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 				       struct netlink_ext_ack *extack)
 {
 	struct rmem_dev *dev;
-	unsigned int i;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
@@ -125,24 +172,12 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	dev->cfg = *cfg;
 	if (!dev->cfg.queue_depth)
 		dev->cfg.queue_depth = rmem_default_queue_depth;
-	rmem_dev_recovery_init(dev);
-	init_completion(&dev->ctl_done);
-	dev->ctl_cqe.done = rmem_ctl_done;
-	dev->auth_cqe.done = rmem_dev_auth_sent;
-	dev->state = RMEM_DEV_STATE_CONNECTING;
-	dev->queues = kvcalloc(RMEM_MAX_DEV_QPS, sizeof(*dev->queues),
-			       GFP_KERNEL);
-	dev->ready = kzalloc(sizeof(*dev->ready), GFP_KERNEL);
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
-	dev->ka_buf = kzalloc(sizeof(*dev->ka_buf), GFP_KERNEL);
-	dev->auth = kzalloc(sizeof(*dev->auth), GFP_KERNEL);
-	if (!dev->queues || !dev->ready || !dev->zero || !dev->ka_buf ||
-	    !dev->auth) {
+	dev->sess = rmem_sess_alloc(dev, &cfg->peer);
+	if (!dev->zero || !dev->sess) {
 		rmem_dev_free(dev);
 		return ERR_PTR(-ENOMEM);
 	}
-	for (i = 0; i < RMEM_MAX_DEV_QPS; i++)
-		spin_lock_init(&dev->queues[i].batch_lock);
 	dev->index = rmem_dev_pick_index(cfg->name, extack);
 	if (dev->index < 0) {
 		int ret = dev->index;
@@ -155,6 +190,44 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 }
 
 static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave);
+
+/*
+ * Open a session: queue pair 0 (RMEM_WIRE_NEW), the handshake, READY, the
+ * chunk table, then the other queue pairs (RMEM_WIRE_JOIN).  On error
+ * *@bad_attr names the attribute a refusal is about, or is 0.
+ */
+static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
+			     struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+	int ret;
+
+	ret = rmem_queue_connect(&sess->queues[0], extack);
+	*bad_attr = rmem_reject_attr(ret);
+	if (ret)
+		return ret;
+	ret = rmem_sess_send_auth(sess, extack);
+	if (!ret)
+		ret = rmem_sess_ready(sess, extack);
+	*bad_attr = rmem_reject_attr(ret);
+	if (ret)
+		return ret;
+	sess->has_session = true;
+	*bad_attr = 0;
+	ret = rmem_sess_read_table(sess, extack);
+	if (ret)
+		return ret;
+	for (i = 1; i < sess->dev->nr_queues; i++) {
+		ret = rmem_queue_connect(&sess->queues[i], extack);
+		if (ret)
+			return ret;
+	}
+	WRITE_ONCE(sess->state, RMEM_DEV_STATE_LIVE);
+	/* probes from here: a silent link during the scan is found in time */
+	rmem_sess_start_ka(sess);
+	rmem_sess_check_queues(sess);
+	return 0;
+}
 
 /**
  * rmem_dev_add() - attach remote memory as a new block device
@@ -169,7 +242,6 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		 struct netlink_ext_ack *extack, struct sk_buff *reply)
 {
 	struct rmem_dev *dev;
-	unsigned int i;
 	bool lost;
 	int ret;
 
@@ -180,34 +252,9 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		ret = PTR_ERR(dev);
 		goto out_unlock;
 	}
-	dev->queues[0].dev = dev;
-	ret = rmem_queue_connect(&dev->queues[0], extack);
-	*bad_attr = rmem_reject_attr(ret);
+	ret = rmem_sess_connect(dev->sess, bad_attr, extack);
 	if (ret)
 		goto out_free_dev;
-	*bad_attr = 0;
-	ret = rmem_dev_send_auth(dev, extack);
-	if (!ret)
-		ret = rmem_dev_ready(dev, extack);
-	if (ret) {
-		*bad_attr = rmem_reject_attr(ret);
-		goto out_free_dev;
-	}
-	dev->has_session = true;
-	ret = rmem_dev_read_table(dev, extack);
-	if (ret)
-		goto out_free_dev;
-	for (i = 1; i < dev->nr_queues; i++) {
-		dev->queues[i].dev = dev;
-		dev->queues[i].index = i;
-		ret = rmem_queue_connect(&dev->queues[i], extack);
-		if (ret)
-			goto out_free_dev;
-	}
-	WRITE_ONCE(dev->state, RMEM_DEV_STATE_LIVE);
-	/* probes from here: a silent link during the scan is found in time */
-	rmem_dev_start_ka(dev);
-	rmem_dev_check_queues(dev);
 	ret = rmem_blk_create(dev);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot create the block device");
@@ -222,9 +269,9 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	 * is waited for (dead, or reconnecting as after any attach).
 	 */
 	WRITE_ONCE(dev->registered, true);
-	lost = cancel_work_sync(&dev->fail_work);
+	lost = cancel_work_sync(&dev->sess->fail_work);
 	list_add_tail(&dev->node, &rmem_devs);
-	if (lost || READ_ONCE(dev->state) == RMEM_DEV_STATE_DEAD) {
+	if (lost || rmem_dev_state(dev) == RMEM_DEV_STATE_DEAD) {
 		NL_SET_ERR_MSG(extack,
 			       "lost the connection to the server while adding the disk");
 		/* the server holds the session for a reconnect: release it */
@@ -233,10 +280,11 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		goto out_unlock;
 	}
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks, %s\n",
-		dev->name, dev->cfg.size >> 20, &dev->cfg.peer,
+		dev->name, dev->cfg.size >> 20, &dev->sess->peer,
 		dev->cfg.volume[0] ? ", volume " : "", dev->cfg.volume,
-		dev->nr_queues, dev->cfg.queue_depth, dev->chunk_size >> 10,
-		dev->proven ? "authenticated" : "not authenticated");
+		dev->nr_queues, dev->cfg.queue_depth,
+		dev->sess->chunk_size >> 10,
+		dev->sess->proven ? "authenticated" : "not authenticated");
 	rmem_dev_announce(dev);
 	if (reply)
 		ret = rmem_nl_put_dev(reply, dev);
@@ -244,9 +292,9 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	return ret;
 
 out_free_dev:
-	WRITE_ONCE(dev->state, RMEM_DEV_STATE_DEAD);
+	WRITE_ONCE(dev->sess->state, RMEM_DEV_STATE_DEAD);
 	/* if READY came, the server holds the session for a reconnect */
-	rmem_dev_leave(dev);
+	rmem_sess_leave(dev->sess);
 	rmem_dev_free(dev);
 out_unlock:
 	mutex_unlock(&rmem_devs_lock);
@@ -260,19 +308,19 @@ out_unlock:
  */
 static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 {
-	bool live = READ_ONCE(dev->state) == RMEM_DEV_STATE_LIVE;
+	bool live = rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE;
 
 	list_del(&dev->node);
 	rmem_dev_set_state(dev, RMEM_DEV_STATE_DELETING);
-	rmem_dev_recovery_stop(dev);
+	rmem_sess_recovery_stop(dev->sess);
 	/* requests held for a reconnect fail now */
 	rmem_dev_resume_io(dev);
 	/* with force, a dead peer must not hold del_gendisk up */
 	if (force)
-		rmem_dev_abort_queues(dev);
+		rmem_sess_abort_queues(dev->sess);
 	rmem_blk_remove(dev);
 	if (live || leave)
-		rmem_dev_leave(dev);
+		rmem_sess_leave(dev->sess);
 	pr_info("%s: detached\n", dev->name);
 	rmem_dev_free(dev);
 }
@@ -327,7 +375,7 @@ static void rmem_dev_stats_sum(struct rmem_dev *dev, struct rmem_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < dev->nr_queues; i++) {
-		const struct rmem_stats *q = &dev->queues[i].stats;
+		const struct rmem_stats *q = &dev->sess->queues[i].stats;
 
 		st->reads += READ_ONCE(q->reads);
 		st->read_bytes += READ_ONCE(q->read_bytes);
@@ -407,7 +455,7 @@ int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
 	/* the longest first: a request counted after it is kept whole */
 	for (i = 0; i < dev->nr_queues; i++)
 		for (d = 0; d < RMEM_LAT_DIRS; d++)
-			WRITE_ONCE(dev->queues[i].stats.lat_max_ns[d], 0);
+			WRITE_ONCE(dev->sess->queues[i].stats.lat_max_ns[d], 0);
 	/* summed aside, then copied: a notification never sees it zeroed */
 	rmem_dev_stats_sum(dev, &base);
 	dev->stats_base = base;
@@ -495,7 +543,7 @@ static void rmem_client_ib_remove(struct ib_device *ibdev, void *client_data)
 			continue;
 		pr_warn("%s: RDMA device %s is being removed\n", dev->name,
 			dev_name(&ibdev->dev));
-		rmem_dev_ib_removed(dev, ibdev);
+		rmem_sess_ib_removed(dev->sess, ibdev);
 	}
 	mutex_unlock(&rmem_devs_lock);
 }

@@ -152,8 +152,10 @@ struct rmem_stats {
 };
 
 /**
- * struct rmem_queue - one hardware queue: one RC queue pair, one CQ
+ * struct rmem_queue - one queue pair of a session: one RC queue pair, one
+ *	CQ, serving the hardware queue of the same index
  * @dev: the device
+ * @sess: the session it belongs to
  * @index: queue (and queue pair) index
  * @cm_id: rdma_cm id owning the QP
  * @cq: completion queue of the QP
@@ -176,6 +178,7 @@ struct rmem_stats {
  */
 struct rmem_queue {
 	struct rmem_dev *dev;
+	struct rmem_sess *sess;
 	unsigned int index;
 	struct rdma_cm_id *cm_id;
 	struct ib_cq *cq;
@@ -207,21 +210,14 @@ struct rmem_remote_chunk {
 };
 
 /**
- * struct rmem_dev - a client block device, /dev/rmemN
- * @node: in the global device list
- * @name: rmemN
- * @index: N
- * @cfg: what DEV_ADD asked for, with defaults filled in
- * @ibdev: RDMA device reaching the peer
- * @pd: protection domain of all queue pairs
- * @queues: one per hardware queue
- * @nr_queues: entries in @queues: interrupt-driven ones first, then
- *	@nr_poll polled ones
- * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of @queues
- * @max_sge: scatter/gather entries per work request
- * @read_tail: the device is Soft-RoCE: a READ request ends with a small
- *	signalled READ of its last bytes (see rmem_build_wrs())
- * @handle: names our session in signed connect requests
+ * struct rmem_sess - a device's session with one server: the connection
+ *	(client_conn.c), its handshake (handshake.c) and its loss and
+ *	reconnect (recovery.c)
+ * @dev: the device
+ * @peer: the server's address and port
+ * @queues: its queue pairs, one per hardware queue of the device
+ * @state: &enum rmem_dev_state of the connection
+ * @handle: names the session in signed connect requests
  * @counter: counter of the last signed connect request
  * @reconnect_counter: counter of the RECONNECT whose READY is awaited
  * @mac: HMAC transform keyed with the session key
@@ -248,17 +244,8 @@ struct rmem_remote_chunk {
  * @ctl_len: bytes received by the last control completion (a receive)
  * @table_buf: page the chunk table is read into
  * @table_dma: DMA address of @table_buf while mapped, else 0
- * @zero: zeroed buffer for discard/write-zeroes
- * @zero_dma: DMA address of @zero
  * @ka_buf: what the probe reads (8 bytes of the first chunk)
  * @ka_dma: DMA address of @ka_buf
- * @tag_set: blk-mq tag set
- * @ext_pool: room for requests too large for their PDU (rmem_get_ext())
- * @ext_waiting: a request found @ext_pool empty: the next element given
- *	back runs the hardware queues (a hint: the block layer runs them
- *	again after a short delay anyway)
- * @disk: the gendisk
- * @state: &enum rmem_dev_state
  * @fail_work: reacts to a broken connection: reconnecting, or dead
  * @reconnect_work: reconnect attempts, with backoff
  * @deadline_work: ends reconnecting at the loss timeout, even while an
@@ -266,7 +253,6 @@ struct rmem_remote_chunk {
  * @ka_work: probes queue pair 0 with an 8-byte RDMA READ (probe.c)
  * @ka: the probe in flight (probe.c)
  * @has_session: READY arrived once: the handle names our session
- * @registered: the disk exists: a lost connection is worth a reconnect
  * @torn_down: the queue pairs of the lost connection are gone (reconnect
  *	work only)
  * @attempt_ready: the reconnect attempt under way got READY: the
@@ -277,25 +263,12 @@ struct rmem_remote_chunk {
  * @lost_at: jiffies when the connection was lost
  * @attempts: reconnect attempts since then
  * @reconnects: connections re-established since the attach
- * @errors: requests that ended with an error, refused before reaching the
- *	wire or failed on it (not those reissued after a reconnect)
- * @discards: discard requests completed (in ->queue_rq(), on any CPU)
- * @discard_bytes: bytes they covered
- * @stats_base: the sums at the last RMEM_CMD_DEV_STATS_RESET, subtracted
- *	from every report (rmem_devs_lock)
  */
-struct rmem_dev {
-	struct list_head node;
-	char name[RMEM_NAME_MAX];
-	int index;
-	struct rmem_dev_cfg cfg;
-	struct ib_device *ibdev;
-	struct ib_pd *pd;
+struct rmem_sess {
+	struct rmem_dev *dev;
+	struct sockaddr_storage peer;
 	struct rmem_queue *queues;
-	unsigned int nr_queues;
-	unsigned int nr_poll;
-	unsigned int max_sge;
-	bool read_tail;
+	enum rmem_dev_state state;
 	u64 handle;
 	atomic64_t counter;
 	u64 reconnect_counter;
@@ -323,22 +296,14 @@ struct rmem_dev {
 	u32 ctl_len;
 	void *table_buf;
 	u64 table_dma;
-	void *zero;
-	u64 zero_dma;
 	u64 *ka_buf;
 	u64 ka_dma;
-	struct blk_mq_tag_set tag_set;
-	mempool_t *ext_pool;
-	bool ext_waiting;
-	struct gendisk *disk;
-	enum rmem_dev_state state;
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;
 	struct delayed_work deadline_work;
 	struct delayed_work ka_work;
 	struct rmem_probe ka;
 	bool has_session;
-	bool registered;
 	bool torn_down;
 	bool attempt_ready;
 	unsigned int deadline_defers;
@@ -347,11 +312,70 @@ struct rmem_dev {
 	unsigned long lost_at;
 	unsigned int attempts;
 	unsigned int reconnects;
+};
+
+/**
+ * struct rmem_dev - a client block device, /dev/rmemN
+ * @node: in the global device list
+ * @name: rmemN
+ * @index: N
+ * @cfg: what DEV_ADD asked for, with defaults filled in
+ * @sess: its session with the server (Documentation/multi-server.rst:
+ *	one per server, later)
+ * @ibdev: RDMA device reaching the server
+ * @pd: protection domain of all queue pairs
+ * @nr_queues: queue pairs of each session (hardware queues):
+ *	interrupt-driven ones first, then @nr_poll polled ones
+ * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of them
+ * @max_sge: scatter/gather entries per work request
+ * @read_tail: the device is Soft-RoCE: a READ request ends with a small
+ *	signalled READ of its last bytes (see rmem_build_wrs())
+ * @zero: zeroed buffer for discard/write-zeroes
+ * @zero_dma: DMA address of @zero
+ * @tag_set: blk-mq tag set
+ * @ext_pool: room for requests too large for their PDU (rmem_get_ext())
+ * @ext_waiting: a request found @ext_pool empty: the next element given
+ *	back runs the hardware queues (a hint: the block layer runs them
+ *	again after a short delay anyway)
+ * @disk: the gendisk
+ * @registered: the disk exists: a lost connection is worth a reconnect
+ * @errors: requests that ended with an error, refused before reaching the
+ *	wire or failed on it (not those reissued after a reconnect)
+ * @discards: discard requests completed (in ->queue_rq(), on any CPU)
+ * @discard_bytes: bytes they covered
+ * @stats_base: the sums at the last RMEM_CMD_DEV_STATS_RESET, subtracted
+ *	from every report (rmem_devs_lock)
+ */
+struct rmem_dev {
+	struct list_head node;
+	char name[RMEM_NAME_MAX];
+	int index;
+	struct rmem_dev_cfg cfg;
+	struct rmem_sess *sess;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	unsigned int nr_queues;
+	unsigned int nr_poll;
+	unsigned int max_sge;
+	bool read_tail;
+	void *zero;
+	u64 zero_dma;
+	struct blk_mq_tag_set tag_set;
+	mempool_t *ext_pool;
+	bool ext_waiting;
+	struct gendisk *disk;
+	bool registered;
 	atomic64_t errors;
 	atomic64_t discards;
 	atomic64_t discard_bytes;
 	struct rmem_stats stats_base;
 };
+
+/* The state of a device: that of its session. */
+static inline enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
+{
+	return READ_ONCE(dev->sess->state);
+}
 
 /**
  * struct rmem_req_ext - room for a request too large for its PDU
@@ -431,16 +455,17 @@ void rmem_commit_batch(struct rmem_queue *queue);
 void rmem_flush_batch(struct rmem_queue *queue);
 
 /* client_conn.c */
-void rmem_ctl_arm(struct rmem_dev *dev);
+void rmem_ctl_arm(struct rmem_sess *sess);
 void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc);
 int rmem_reject_attr(int err);
 int rmem_queue_connect(struct rmem_queue *queue,
 		       struct netlink_ext_ack *extack);
-int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack);
-int rmem_dev_read_table(struct rmem_dev *dev, struct netlink_ext_ack *extack);
-void rmem_dev_disconnect(struct rmem_dev *dev);
-void rmem_dev_destroy_queues(struct rmem_dev *dev);
-void rmem_dev_leave(struct rmem_dev *dev);
+int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack);
+int rmem_sess_read_table(struct rmem_sess *sess,
+			 struct netlink_ext_ack *extack);
+void rmem_sess_disconnect(struct rmem_sess *sess);
+void rmem_sess_destroy_queues(struct rmem_sess *sess);
+void rmem_sess_leave(struct rmem_sess *sess);
 void rmem_dev_release_ib(struct rmem_dev *dev);
 
 /* client.c */
@@ -451,21 +476,24 @@ bool rmem_client_ibdev_usable(struct ib_device *ibdev);
 int rmem_wire_status_err(unsigned int status, enum rmem_cm_why *why);
 void rmem_cm_why_msg(struct netlink_ext_ack *extack, enum rmem_cm_why why);
 void rmem_queue_challenge(struct rmem_queue *queue, struct rdma_cm_event *ev);
-int rmem_dev_send_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack);
-void rmem_dev_auth_sent(struct ib_cq *cq, struct ib_wc *wc);
-int rmem_dev_ready_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack);
-int rmem_dev_sign(struct rmem_dev *dev, struct rmem_wire_connect *req, u32 qpn);
+int rmem_sess_send_auth(struct rmem_sess *sess,
+			struct netlink_ext_ack *extack);
+void rmem_sess_auth_sent(struct ib_cq *cq, struct ib_wc *wc);
+int rmem_sess_ready_auth(struct rmem_sess *sess,
+			 struct netlink_ext_ack *extack);
+int rmem_sess_sign(struct rmem_sess *sess, struct rmem_wire_connect *req,
+		   u32 qpn);
 
 /* recovery.c */
-void rmem_dev_fail(struct rmem_dev *dev);
-void rmem_dev_recovery_init(struct rmem_dev *dev);
-void rmem_dev_recovery_stop(struct rmem_dev *dev);
-void rmem_dev_start_ka(struct rmem_dev *dev);
-void rmem_dev_check_queues(struct rmem_dev *dev);
+void rmem_sess_fail(struct rmem_sess *sess);
+void rmem_sess_recovery_init(struct rmem_sess *sess);
+void rmem_sess_recovery_stop(struct rmem_sess *sess);
+void rmem_sess_start_ka(struct rmem_sess *sess);
+void rmem_sess_check_queues(struct rmem_sess *sess);
 void rmem_dev_resume_io(struct rmem_dev *dev);
-void rmem_dev_abort(struct rmem_dev *dev);
-void rmem_dev_abort_queues(struct rmem_dev *dev);
-void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev);
+void rmem_sess_abort(struct rmem_sess *sess);
+void rmem_sess_abort_queues(struct rmem_sess *sess);
+void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev);
 
 /*
  * RMEM_BENCH_BARE is set only in make bench's reference build: that build

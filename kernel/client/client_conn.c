@@ -34,15 +34,15 @@ static void rmem_queue_cm_fail(struct rmem_queue *queue, int err,
 }
 
 /**
- * rmem_ctl_arm() - ready @dev->ctl_done for the next control wait
- * @dev: the device, no control work request outstanding
+ * rmem_ctl_arm() - ready @sess->ctl_done for the next control wait
+ * @sess: the session, no control work request outstanding
  *
  * Clears the status too: rmem_ctl_done() keeps the first error of a wait.
  */
-void rmem_ctl_arm(struct rmem_dev *dev)
+void rmem_ctl_arm(struct rmem_sess *sess)
 {
-	reinit_completion(&dev->ctl_done);
-	WRITE_ONCE(dev->ctl_status, IB_WC_SUCCESS);
+	reinit_completion(&sess->ctl_done);
+	WRITE_ONCE(sess->ctl_status, IB_WC_SUCCESS);
 }
 
 /**
@@ -52,18 +52,39 @@ void rmem_ctl_arm(struct rmem_dev *dev)
  */
 void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rmem_dev *dev = container_of(wc->wr_cqe, struct rmem_dev,
-					    ctl_cqe);
+	struct rmem_sess *sess = container_of(wc->wr_cqe, struct rmem_sess,
+					      ctl_cqe);
 
 	/*
 	 * A flush behind a failed work request (the table READ's tail) does
 	 * not hide that request's own error.
 	 */
 	if (wc->status != IB_WC_WR_FLUSH_ERR ||
-	    READ_ONCE(dev->ctl_status) == IB_WC_SUCCESS)
-		WRITE_ONCE(dev->ctl_status, wc->status);
-	dev->ctl_len = wc->byte_len;
-	complete(&dev->ctl_done);
+	    READ_ONCE(sess->ctl_status) == IB_WC_SUCCESS)
+		WRITE_ONCE(sess->ctl_status, wc->status);
+	sess->ctl_len = wc->byte_len;
+	complete(&sess->ctl_done);
+}
+
+/* Unmap a session's buffers from the device's RDMA device. */
+static void rmem_sess_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
+{
+	if (sess->table_dma)
+		ib_dma_unmap_single(ibdev, sess->table_dma, PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	sess->table_dma = 0;
+	if (sess->ready_dma)
+		ib_dma_unmap_single(ibdev, sess->ready_dma, sizeof(*sess->ready),
+				    DMA_FROM_DEVICE);
+	sess->ready_dma = 0;
+	if (sess->auth_dma)
+		ib_dma_unmap_single(ibdev, sess->auth_dma, sizeof(*sess->auth),
+				    DMA_TO_DEVICE);
+	sess->auth_dma = 0;
+	if (sess->ka_dma)
+		ib_dma_unmap_single(ibdev, sess->ka_dma, sizeof(*sess->ka_buf),
+				    DMA_FROM_DEVICE);
+	sess->ka_dma = 0;
 }
 
 /**
@@ -80,26 +101,12 @@ void rmem_dev_release_ib(struct rmem_dev *dev)
 
 	if (!ibdev)
 		return;
-	if (dev->table_dma)
-		ib_dma_unmap_single(ibdev, dev->table_dma, PAGE_SIZE,
-				    DMA_BIDIRECTIONAL);
-	dev->table_dma = 0;
+	if (dev->sess)
+		rmem_sess_unmap(dev->sess, ibdev);
 	if (dev->zero_dma)
 		ib_dma_unmap_single(ibdev, dev->zero_dma, RMEM_ZERO_BUF,
 				    DMA_TO_DEVICE);
 	dev->zero_dma = 0;
-	if (dev->ready_dma)
-		ib_dma_unmap_single(ibdev, dev->ready_dma, sizeof(*dev->ready),
-				    DMA_FROM_DEVICE);
-	dev->ready_dma = 0;
-	if (dev->auth_dma)
-		ib_dma_unmap_single(ibdev, dev->auth_dma, sizeof(*dev->auth),
-				    DMA_TO_DEVICE);
-	dev->auth_dma = 0;
-	if (dev->ka_dma)
-		ib_dma_unmap_single(ibdev, dev->ka_dma, sizeof(*dev->ka_buf),
-				    DMA_FROM_DEVICE);
-	dev->ka_dma = 0;
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	dev->pd = NULL;
@@ -167,6 +174,37 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	return 0;
 }
 
+/* Map a session's buffers for the device's RDMA device. */
+static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
+{
+	sess->ready_dma = ib_dma_map_single(ibdev, sess->ready,
+					    sizeof(*sess->ready),
+					    DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, sess->ready_dma)) {
+		sess->ready_dma = 0;
+		return -EIO;
+	}
+	sess->auth_dma = ib_dma_map_single(ibdev, sess->auth,
+					   sizeof(*sess->auth), DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, sess->auth_dma)) {
+		sess->auth_dma = 0;
+		return -EIO;
+	}
+	sess->ka_dma = ib_dma_map_single(ibdev, sess->ka_buf,
+					 sizeof(*sess->ka_buf), DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, sess->ka_dma)) {
+		sess->ka_dma = 0;
+		return -EIO;
+	}
+	/* on another device than before: the probe reads with the new PD */
+	if (sess->chunks)
+		rmem_probe_set_read(&sess->ka, sess->ka_dma,
+				    sizeof(*sess->ka_buf),
+				    sess->dev->pd->local_dma_lkey,
+				    sess->chunks[0].addr, sess->chunks[0].rkey);
+	return 0;
+}
+
 /*
  * Route resolved, no RDMA device in use: take @id's device; limits, PD,
  * DMA.
@@ -198,35 +236,15 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 		goto out_release;
 	}
 	ret = -EIO;
-	dev->ready_dma = ib_dma_map_single(ibdev, dev->ready, sizeof(*dev->ready),
-					   DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, dev->ready_dma)) {
-		dev->ready_dma = 0;
-		goto out_release;
-	}
-	dev->auth_dma = ib_dma_map_single(ibdev, dev->auth, sizeof(*dev->auth),
-					  DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ibdev, dev->auth_dma)) {
-		dev->auth_dma = 0;
-		goto out_release;
-	}
 	dev->zero_dma = ib_dma_map_single(ibdev, dev->zero, RMEM_ZERO_BUF,
 					  DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ibdev, dev->zero_dma)) {
 		dev->zero_dma = 0;
 		goto out_release;
 	}
-	dev->ka_dma = ib_dma_map_single(ibdev, dev->ka_buf, sizeof(*dev->ka_buf),
-					DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, dev->ka_dma)) {
-		dev->ka_dma = 0;
+	ret = rmem_sess_map(dev->sess, ibdev);
+	if (ret)
 		goto out_release;
-	}
-	/* on another device than before: the probe reads with the new PD */
-	if (dev->chunks)
-		rmem_probe_set_read(&dev->ka, dev->ka_dma, sizeof(*dev->ka_buf),
-				    dev->pd->local_dma_lkey, dev->chunks[0].addr,
-				    dev->chunks[0].rkey);
 	return 0;
 
 out_release:
@@ -308,21 +326,22 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 
 static int rmem_queue_post_ready_recv(struct rmem_queue *queue)
 {
+	struct rmem_sess *sess = queue->sess;
 	struct rmem_dev *dev = queue->dev;
 	struct ib_recv_wr wr = {};
 	struct ib_sge sge;
 
-	sge.addr = dev->ready_dma;
-	sge.length = sizeof(*dev->ready);
+	sge.addr = sess->ready_dma;
+	sge.length = sizeof(*sess->ready);
 	sge.lkey = dev->pd->local_dma_lkey;
 	/*
 	 * Reposted on every reconnect, after the CPU read the last one:
 	 * cleared, so a short READY cannot pass with the last one's fields.
 	 */
-	memset(dev->ready, 0, sizeof(*dev->ready));
-	ib_dma_sync_single_for_device(dev->ibdev, dev->ready_dma,
-				      sizeof(*dev->ready), DMA_FROM_DEVICE);
-	wr.wr_cqe = &dev->ctl_cqe;
+	memset(sess->ready, 0, sizeof(*sess->ready));
+	ib_dma_sync_single_for_device(dev->ibdev, sess->ready_dma,
+				      sizeof(*sess->ready), DMA_FROM_DEVICE);
+	wr.wr_cqe = &sess->ctl_cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	return ib_post_recv(queue->cm_id->qp, &wr, NULL);
@@ -330,6 +349,7 @@ static int rmem_queue_post_ready_recv(struct rmem_queue *queue)
 
 static int rmem_queue_connect_locked(struct rmem_queue *queue)
 {
+	struct rmem_sess *sess = queue->sess;
 	struct rmem_dev *dev = queue->dev;
 	const struct ib_device_attr *a = &queue->cm_id->device->attrs;
 	struct rmem_wire_connect req = {
@@ -343,7 +363,7 @@ static int rmem_queue_connect_locked(struct rmem_queue *queue)
 	if (queue->leave) {
 		/* no queue pair: the server answers with a reject */
 		req.op = RMEM_WIRE_LEAVE;
-		ret = rmem_dev_sign(dev, &req, 0);
+		ret = rmem_sess_sign(sess, &req, 0);
 		if (ret)
 			return ret;
 		p.private_data = &req;
@@ -355,26 +375,26 @@ static int rmem_queue_connect_locked(struct rmem_queue *queue)
 	if (ret)
 		return ret;
 	req.nr_qps = cpu_to_le16(dev->nr_queues);
-	if (queue->index == 0 && dev->has_session) {
+	if (queue->index == 0 && sess->has_session) {
 		req.op = RMEM_WIRE_RECONNECT;
-		ret = rmem_dev_sign(dev, &req, queue->cm_id->qp->qp_num);
+		ret = rmem_sess_sign(sess, &req, queue->cm_id->qp->qp_num);
 		if (ret)
 			return ret;
-		dev->reconnect_counter = le64_to_cpu(req.ctl.counter);
+		sess->reconnect_counter = le64_to_cpu(req.ctl.counter);
 		ret = rmem_queue_post_ready_recv(queue);
 		if (ret)
 			return ret;
 	} else if (queue->index == 0) {
 		req.op = RMEM_WIRE_NEW;
-		get_random_bytes(dev->nonce, sizeof(dev->nonce));
-		memcpy(req.new.nonce, dev->nonce, sizeof(req.new.nonce));
-		dev->got_challenge = false;
+		get_random_bytes(sess->nonce, sizeof(sess->nonce));
+		memcpy(req.new.nonce, sess->nonce, sizeof(req.new.nonce));
+		sess->got_challenge = false;
 		ret = rmem_queue_post_ready_recv(queue);
 		if (ret)
 			return ret;
 	} else {
 		req.op = RMEM_WIRE_JOIN;
-		ret = rmem_dev_sign(dev, &req, queue->cm_id->qp->qp_num);
+		ret = rmem_sess_sign(sess, &req, queue->cm_id->qp->qp_num);
 		if (ret)
 			return ret;
 	}
@@ -454,7 +474,7 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		/* late, on a queue pair being torn down: not connected */
 		if (queue->closing)
 			break;
-		if (!queue->index && !queue->leave && !queue->dev->has_session)
+		if (!queue->index && !queue->leave && !queue->sess->has_session)
 			rmem_queue_challenge(queue, ev);
 		WRITE_ONCE(queue->connected, true);
 		rmem_queue_cm_fail(queue, 0, RMEM_CM_OK);
@@ -466,7 +486,7 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		 */
 		if (READ_ONCE(queue->connected)) {
 			WRITE_ONCE(queue->connected, false);
-			rmem_dev_fail(queue->dev);
+			rmem_sess_fail(queue->sess);
 			break;
 		}
 		rmem_queue_rejected(queue, ev);
@@ -498,7 +518,7 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		if (READ_ONCE(queue->connected)) {
 			WRITE_ONCE(queue->connected, false);
-			rmem_dev_fail(queue->dev);
+			rmem_sess_fail(queue->sess);
 		}
 		break;
 	default:
@@ -514,13 +534,13 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
  * while it reconnects, that would wait for ever (seen: a reconnect under
  * memory pressure blocked on the handler's mutex).  So no I/O from here,
  * and while the device reconnects, the same reserve as the reconnect work
- * (see rmem_dev_reconnect_work()).
+ * (see rmem_sess_reconnect_work()).
  */
 static int rmem_client_cm_handler(struct rdma_cm_id *id,
 				  struct rdma_cm_event *ev)
 {
 	struct rmem_queue *queue = id->context;
-	bool reserve = READ_ONCE(queue->dev->state) ==
+	bool reserve = READ_ONCE(queue->sess->state) ==
 		       RMEM_DEV_STATE_RECONNECTING;
 	unsigned int noio = memalloc_noio_save();
 	unsigned int noreclaim = reserve ? memalloc_noreclaim_save() : 0;
@@ -564,11 +584,12 @@ int rmem_reject_attr(int err)
  * @extack: error reporting, may be NULL
  *
  * Return: 0 once established, or a negative errno with a message.  The
- * rdma_cm id stays in @queue either way: rmem_dev_destroy_queues() ends it.
+ * rdma_cm id stays in @queue either way: rmem_sess_destroy_queues() ends it.
  */
 int rmem_queue_connect(struct rmem_queue *queue,
 		       struct netlink_ext_ack *extack)
 {
+	struct rmem_sess *sess = queue->sess;
 	struct rmem_dev *dev = queue->dev;
 	struct rdma_cm_id *id;
 	int ret;
@@ -584,7 +605,7 @@ int rmem_queue_connect(struct rmem_queue *queue,
 		return PTR_ERR(id);
 	}
 	queue->cm_id = id;
-	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&dev->cfg.peer,
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sess->peer,
 				rmem_connect_timeout_ms);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot resolve the peer address");
@@ -606,37 +627,38 @@ int rmem_queue_connect(struct rmem_queue *queue,
 }
 
 /**
- * rmem_dev_ready() - wait for READY on queue pair 0 and check it
- * @dev: the device
+ * rmem_sess_ready() - wait for READY on queue pair 0 and check it
+ * @sess: the session
  * @extack: error reporting, may be NULL
  *
- * READY must be signed with the session key (rmem_dev_ready_auth()); on
+ * READY must be signed with the session key (rmem_sess_ready_auth()); on
  * a reconnect it must describe the very session we had: same handle, pool
  * and generation.
  *
  * Return: 0, -ESTALE for another session, or another negative errno.
  */
-int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
+int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 {
-	const struct rmem_wire_ready *r = dev->ready;
+	struct rmem_dev *dev = sess->dev;
+	const struct rmem_wire_ready *r = sess->ready;
 	u64 chunk_size, size, total;
 	enum rmem_cm_why why;
 	u32 nr;
 	int ret;
 
-	if (!wait_for_completion_timeout(&dev->ctl_done, dev->has_session ?
+	if (!wait_for_completion_timeout(&sess->ctl_done, sess->has_session ?
 					 RMEM_REREADY_TIMEOUT :
 					 RMEM_READY_TIMEOUT)) {
 		NL_SET_ERR_MSG(extack, "server did not complete the session setup in time");
 		return -ETIMEDOUT;
 	}
-	if (dev->ctl_status != IB_WC_SUCCESS) {
+	if (sess->ctl_status != IB_WC_SUCCESS) {
 		NL_SET_ERR_MSG(extack, "connection failed during session setup");
 		return -ECONNRESET;
 	}
-	ib_dma_sync_single_for_cpu(dev->ibdev, dev->ready_dma, sizeof(*r),
+	ib_dma_sync_single_for_cpu(dev->ibdev, sess->ready_dma, sizeof(*r),
 				   DMA_FROM_DEVICE);
-	if (dev->ctl_len != sizeof(*r) ||
+	if (sess->ctl_len != sizeof(*r) ||
 	    le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
 	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION) {
 		NL_SET_ERR_MSG(extack,
@@ -649,7 +671,7 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 		rmem_cm_why_msg(extack, why);
 		return ret;
 	}
-	ret = rmem_dev_ready_auth(dev, extack);
+	ret = rmem_sess_ready_auth(sess, extack);
 	if (ret)
 		return ret;
 	chunk_size = le64_to_cpu(r->chunk_size);
@@ -664,35 +686,36 @@ int rmem_dev_ready(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "server sent an inconsistent session description");
 		return -EPROTO;
 	}
-	if (dev->has_session) {
-		if (dev->handle != le64_to_cpu(r->handle) ||
-		    memcmp(dev->server_id, r->pool_id, sizeof(dev->server_id)) ||
-		    dev->generation != le64_to_cpu(r->generation) ||
-		    dev->chunk_size != chunk_size || dev->nr_chunks != nr)
+	if (sess->has_session) {
+		if (sess->handle != le64_to_cpu(r->handle) ||
+		    memcmp(sess->server_id, r->pool_id, sizeof(sess->server_id)) ||
+		    sess->generation != le64_to_cpu(r->generation) ||
+		    sess->chunk_size != chunk_size || sess->nr_chunks != nr)
 			return -ESTALE;
 		return 0;
 	}
-	dev->handle = le64_to_cpu(r->handle);
-	memcpy(dev->server_id, r->pool_id, sizeof(dev->server_id));
-	dev->generation = le64_to_cpu(r->generation);
-	dev->chunk_size = chunk_size;
-	dev->chunk_shift = ilog2(chunk_size);
-	dev->nr_chunks = nr;
+	sess->handle = le64_to_cpu(r->handle);
+	memcpy(sess->server_id, r->pool_id, sizeof(sess->server_id));
+	sess->generation = le64_to_cpu(r->generation);
+	sess->chunk_size = chunk_size;
+	sess->chunk_shift = ilog2(chunk_size);
+	sess->nr_chunks = nr;
 	return 0;
 }
 
 /**
- * rmem_dev_read_table() - read the chunk table with RDMA READ on QP 0
- * @dev: the device, after rmem_dev_ready()
+ * rmem_sess_read_table() - read the chunk table with RDMA READ on QP 0
+ * @sess: the session, after rmem_sess_ready()
  * @extack: error reporting
  *
  * Return: 0 or a negative errno.
  */
-int rmem_dev_read_table(struct rmem_dev *dev,
-			struct netlink_ext_ack *extack)
+int rmem_sess_read_table(struct rmem_sess *sess,
+			 struct netlink_ext_ack *extack)
 {
-	const struct rmem_wire_ready *r = dev->ready;
-	struct ib_qp *qp = dev->queues[0].cm_id->qp;
+	struct rmem_dev *dev = sess->dev;
+	const struct rmem_wire_ready *r = sess->ready;
+	struct ib_qp *qp = sess->queues[0].cm_id->qp;
 	u64 taddr = le64_to_cpu(r->table_addr);
 	u32 trkey = le32_to_cpu(r->table_rkey);
 	u32 tlen = le32_to_cpu(r->table_len), off;
@@ -700,12 +723,12 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 	u64 dma;
 	int ret = 0;
 
-	dev->chunks = kvcalloc(dev->nr_chunks, sizeof(*dev->chunks),
-			       GFP_KERNEL | __GFP_NOWARN);
+	sess->chunks = kvcalloc(sess->nr_chunks, sizeof(*sess->chunks),
+				GFP_KERNEL | __GFP_NOWARN);
 	/* freed with the device: a READ may be in flight after a timeout */
-	dev->table_buf = (void *)__get_free_page(GFP_KERNEL);
-	buf = dev->table_buf;
-	if (!dev->chunks || !buf) {
+	sess->table_buf = (void *)__get_free_page(GFP_KERNEL);
+	buf = sess->table_buf;
+	if (!sess->chunks || !buf) {
 		NL_SET_ERR_MSG(extack, "out of memory reading the chunk table");
 		return -ENOMEM;
 	}
@@ -715,7 +738,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		NL_SET_ERR_MSG(extack, "cannot DMA-map the chunk table buffer");
 		return -EIO;
 	}
-	dev->table_dma = dma;
+	sess->table_dma = dma;
 	for (off = 0; off < tlen; off += PAGE_SIZE) {
 		u32 len = min_t(u32, tlen - off, PAGE_SIZE);
 		struct ib_sge sge[2] = {
@@ -734,7 +757,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		 */
 		struct ib_rdma_wr wr[2] = {
 			{ .wr.opcode = IB_WR_RDMA_READ,
-			  .wr.wr_cqe = &dev->ctl_cqe,
+			  .wr.wr_cqe = &sess->ctl_cqe,
 			  .wr.sg_list = &sge[0],
 			  .wr.num_sge = 1,
 			  .wr.next = &wr[1].wr,
@@ -742,7 +765,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 			  .rkey = trkey },
 			{ .wr.opcode = IB_WR_RDMA_READ,
 			  .wr.send_flags = IB_SEND_SIGNALED,
-			  .wr.wr_cqe = &dev->ctl_cqe,
+			  .wr.wr_cqe = &sess->ctl_cqe,
 			  .wr.sg_list = &sge[1],
 			  .wr.num_sge = 1,
 			  .remote_addr = taddr + off + len - sizeof(*buf),
@@ -750,7 +773,7 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		};
 		unsigned int i, first = off / sizeof(*buf);
 
-		rmem_ctl_arm(dev);
+		rmem_ctl_arm(sess);
 		/* a part that never arrives reads as nonzero reserved fields */
 		memset(buf, 0xff, len);
 		/* the page is the device's again for this READ */
@@ -759,9 +782,9 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		ret = ib_post_send(qp, &wr[0].wr, NULL);
 		if (ret)
 			break;
-		if (!wait_for_completion_timeout(&dev->ctl_done,
+		if (!wait_for_completion_timeout(&sess->ctl_done,
 						 RMEM_READY_TIMEOUT) ||
-		    dev->ctl_status != IB_WC_SUCCESS) {
+		    sess->ctl_status != IB_WC_SUCCESS) {
 			ret = -EIO;
 			break;
 		}
@@ -772,8 +795,8 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 				ret = -EPROTO;
 				break;
 			}
-			dev->chunks[first + i].addr = le64_to_cpu(buf[i].addr);
-			dev->chunks[first + i].rkey = le32_to_cpu(buf[i].rkey);
+			sess->chunks[first + i].addr = le64_to_cpu(buf[i].addr);
+			sess->chunks[first + i].rkey = le32_to_cpu(buf[i].rkey);
 		}
 		if (ret)
 			break;
@@ -784,33 +807,33 @@ int rmem_dev_read_table(struct rmem_dev *dev,
 		 * rmem_dev_free() unmaps it once the queue pairs are drained.
 		 */
 		pr_err("%s: reading the chunk table failed: %d (%s)\n", dev->name,
-		       ret, ib_wc_status_msg(dev->ctl_status));
+		       ret, ib_wc_status_msg(sess->ctl_status));
 		NL_SET_ERR_MSG(extack, "cannot read the server's chunk table");
 		return ret;
 	}
 	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
-	dev->table_dma = 0;
+	sess->table_dma = 0;
 	/* the session's memory is the same for the device's life */
-	rmem_probe_set_read(&dev->ka, dev->ka_dma, sizeof(*dev->ka_buf),
-			    dev->pd->local_dma_lkey, dev->chunks[0].addr,
-			    dev->chunks[0].rkey);
+	rmem_probe_set_read(&sess->ka, sess->ka_dma, sizeof(*sess->ka_buf),
+			    dev->pd->local_dma_lkey, sess->chunks[0].addr,
+			    sess->chunks[0].rkey);
 	return 0;
 }
 
 /**
- * rmem_dev_disconnect() - disconnect every queue pair
- * @dev: the device
+ * rmem_sess_disconnect() - disconnect every queue pair of a session
+ * @sess: the session
  *
  * Outstanding work requests are flushed.
  */
-void rmem_dev_disconnect(struct rmem_dev *dev)
+void rmem_sess_disconnect(struct rmem_sess *sess)
 {
 	unsigned int i;
 
-	if (!dev->queues)
+	if (!sess->queues)
 		return;
 	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
-		struct rmem_queue *queue = &dev->queues[i];
+		struct rmem_queue *queue = &sess->queues[i];
 
 		if (!queue->cm_id)
 			continue;
@@ -820,20 +843,20 @@ void rmem_dev_disconnect(struct rmem_dev *dev)
 }
 
 /**
- * rmem_dev_destroy_queues() - tear every queue pair down
- * @dev: the device
+ * rmem_sess_destroy_queues() - tear every queue pair of a session down
+ * @sess: the session
  *
  * Disconnects, drains (flushed requests complete with an error status),
  * destroys QPs, CQs and rdma_cm ids.  The PD and DMA mappings stay.
  */
-void rmem_dev_destroy_queues(struct rmem_dev *dev)
+void rmem_sess_destroy_queues(struct rmem_sess *sess)
 {
 	unsigned int i;
 	bool polled = false;
 
-	if (!dev->queues)
+	if (!sess->queues)
 		return;
-	mutex_lock(&dev->qlock);
+	mutex_lock(&sess->qlock);
 	/*
 	 * First no handler may create a QP (or publish a polled CQ) any
 	 * more: whether one exists is final.  Then disconnect, retire the
@@ -841,7 +864,7 @@ void rmem_dev_destroy_queues(struct rmem_dev *dev)
 	 * unsynchronised, and only then destroy.
 	 */
 	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
-		struct rmem_queue *queue = &dev->queues[i];
+		struct rmem_queue *queue = &sess->queues[i];
 
 		if (!queue->cm_id)
 			continue;
@@ -849,17 +872,17 @@ void rmem_dev_destroy_queues(struct rmem_dev *dev)
 		queue->closing = true;
 		rdma_unlock_handler(queue->cm_id);
 	}
-	rmem_dev_disconnect(dev);
+	rmem_sess_disconnect(sess);
 	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
-		if (rcu_access_pointer(dev->queues[i].poll_cq)) {
-			RCU_INIT_POINTER(dev->queues[i].poll_cq, NULL);
+		if (rcu_access_pointer(sess->queues[i].poll_cq)) {
+			RCU_INIT_POINTER(sess->queues[i].poll_cq, NULL);
 			polled = true;
 		}
 	}
 	if (polled)
 		synchronize_rcu();
 	for (i = 0; i < RMEM_MAX_DEV_QPS; i++) {
-		struct rmem_queue *queue = &dev->queues[i];
+		struct rmem_queue *queue = &sess->queues[i];
 
 		if (!queue->cm_id)
 			continue;
@@ -874,23 +897,23 @@ void rmem_dev_destroy_queues(struct rmem_dev *dev)
 			ib_free_cq(queue->cq);
 		queue->cq = NULL;
 	}
-	mutex_unlock(&dev->qlock);
+	mutex_unlock(&sess->qlock);
 }
 
 /**
- * rmem_dev_leave() - tell the server the session is over
- * @dev: the device, detaching
+ * rmem_sess_leave() - tell the server the session is over
+ * @sess: the session, detaching
  *
  * RMEM_WIRE_LEAVE has the server free the memory now instead of holding
  * it for a reconnect.  Best effort: a server that does not answer releases
  * it when the hold time is over.  Nothing to tell before READY (no
  * session), or with no loss timeout (the server holds nothing).
  */
-void rmem_dev_leave(struct rmem_dev *dev)
+void rmem_sess_leave(struct rmem_sess *sess)
 {
-	struct rmem_queue q = { .dev = dev, .leave = true };
+	struct rmem_queue q = { .dev = sess->dev, .sess = sess, .leave = true };
 
-	if (!dev->has_session || !dev->cfg.loss_timeout_ms)
+	if (!sess->has_session || !sess->dev->cfg.loss_timeout_ms)
 		return;
 	rmem_queue_connect(&q, NULL);
 	if (q.cm_id)

@@ -4,13 +4,13 @@
  *
  * RMEM_WIRE_NEW carries a fresh nonce; the server's accept carries its
  * challenge (rmem_queue_challenge()).  The client then SENDs its AUTH
- * message on queue pair 0 (rmem_dev_send_auth()): its host identity, what
+ * message on queue pair 0 (rmem_sess_send_auth()): its host identity, what
  * it asks for and, with a host key, its proof over the whole exchange;
  * the session key is derived from the same transcript and the host key is
  * wiped.  READY must carry the server's proof under that session key
- * (rmem_dev_ready_auth()): a client with a key refuses a server that
+ * (rmem_sess_ready_auth()): a client with a key refuses a server that
  * cannot prove the same key.  JOIN, RECONNECT and LEAVE are signed under
- * the session key with a counter that only grows (rmem_dev_sign()).
+ * the session key with a counter that only grows (rmem_sess_sign()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -186,55 +186,57 @@ void rmem_cm_why_msg(struct netlink_ext_ack *extack, enum rmem_cm_why why)
  */
 void rmem_queue_challenge(struct rmem_queue *queue, struct rdma_cm_event *ev)
 {
-	struct rmem_dev *dev = queue->dev;
+	struct rmem_sess *sess = queue->sess;
 
-	dev->got_challenge = ev->param.conn.private_data &&
+	sess->got_challenge = ev->param.conn.private_data &&
 			     ev->param.conn.private_data_len >=
-			     sizeof(dev->challenge);
-	if (!dev->got_challenge)
+			     sizeof(sess->challenge);
+	if (!sess->got_challenge)
 		return;
-	memcpy(&dev->challenge, ev->param.conn.private_data,
-	       sizeof(dev->challenge));
-	dev->server_qpn = ev->param.conn.qp_num;
+	memcpy(&sess->challenge, ev->param.conn.private_data,
+	       sizeof(sess->challenge));
+	sess->server_qpn = ev->param.conn.qp_num;
 }
 
 /**
- * rmem_dev_auth_sent() - completion of the AUTH send
+ * rmem_sess_auth_sent() - completion of the AUTH send
  * @cq: the CQ
  * @wc: the work completion
  */
-void rmem_dev_auth_sent(struct ib_cq *cq, struct ib_wc *wc)
+void rmem_sess_auth_sent(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rmem_dev *dev = container_of(wc->wr_cqe, struct rmem_dev,
-					    auth_cqe);
+	struct rmem_sess *sess = container_of(wc->wr_cqe, struct rmem_sess,
+					      auth_cqe);
 
-	/* READY does not come then: rmem_dev_ready() says so */
+	/* READY does not come then: rmem_sess_ready() says so */
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_warn_ratelimited("%s: sending the AUTH message failed: %s\n",
-				    dev->name, ib_wc_status_msg(wc->status));
+				    sess->dev->name,
+				    ib_wc_status_msg(wc->status));
 }
 
 /* Keep the server's name if it is printable; it is only shown. */
-static void rmem_dev_keep_server_name(struct rmem_dev *dev)
+static void rmem_sess_keep_server_name(struct rmem_sess *sess)
 {
-	const char *n = dev->challenge.server;
-	size_t i, len = strnlen(n, sizeof(dev->challenge.server));
+	const char *n = sess->challenge.server;
+	size_t i, len = strnlen(n, sizeof(sess->challenge.server));
 
-	if (len == sizeof(dev->challenge.server))
+	if (len == sizeof(sess->challenge.server))
 		return;
 	for (i = 0; i < len; i++)
 		if (n[i] < 0x20 || n[i] > 0x7e)
 			return;
-	strscpy(dev->server_name, n, sizeof(dev->server_name));
+	strscpy(sess->server_name, n, sizeof(sess->server_name));
 }
 
 /*
  * The proof and the session key of a keyed AUTH message, from the host
  * key, which is wiped: the session key is all the device needs from now.
  */
-static int rmem_dev_prove(struct rmem_dev *dev, u32 client_qpn)
+static int rmem_sess_prove(struct rmem_sess *sess, u32 client_qpn)
 {
-	struct rmem_wire_auth *a = dev->auth;
+	struct rmem_dev *dev = sess->dev;
+	struct rmem_wire_auth *a = sess->auth;
 	u8 skey[RMEM_WIRE_MAC_LEN];
 	struct crypto_shash *tfm;
 	int ret;
@@ -243,19 +245,19 @@ static int rmem_dev_prove(struct rmem_dev *dev, u32 client_qpn)
 	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	ret = rmem_auth_mac(tfm, RMEM_MAC_CLIENT, &dev->challenge, dev->nonce,
-			    client_qpn, dev->server_qpn, a, a->mac);
+	ret = rmem_auth_mac(tfm, RMEM_MAC_CLIENT, &sess->challenge, sess->nonce,
+			    client_qpn, sess->server_qpn, a, a->mac);
 	if (!ret)
-		ret = rmem_auth_mac(tfm, RMEM_MAC_SESSION, &dev->challenge,
-				    dev->nonce, client_qpn, dev->server_qpn, a,
+		ret = rmem_auth_mac(tfm, RMEM_MAC_SESSION, &sess->challenge,
+				    sess->nonce, client_qpn, sess->server_qpn, a,
 				    skey);
 	rmem_mac_free(tfm);
 	if (ret)
 		goto out_wipe;
-	dev->mac = rmem_mac_alloc(skey, sizeof(skey));
-	if (IS_ERR(dev->mac)) {
-		ret = PTR_ERR(dev->mac);
-		dev->mac = NULL;
+	sess->mac = rmem_mac_alloc(skey, sizeof(skey));
+	if (IS_ERR(sess->mac)) {
+		ret = PTR_ERR(sess->mac);
+		sess->mac = NULL;
 	}
 out_wipe:
 	memzero_explicit(skey, sizeof(skey));
@@ -263,29 +265,31 @@ out_wipe:
 }
 
 /**
- * rmem_dev_send_auth() - answer the server's challenge
- * @dev: the device; queue pair 0 established with RMEM_WIRE_NEW
+ * rmem_sess_send_auth() - answer the server's challenge
+ * @sess: the session; queue pair 0 established with RMEM_WIRE_NEW
  * @extack: error reporting
  *
  * Return: 0 once the AUTH message is posted, or a negative errno.
  */
-int rmem_dev_send_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack)
+int rmem_sess_send_auth(struct rmem_sess *sess,
+			struct netlink_ext_ack *extack)
 {
-	const struct rmem_wire_challenge *ch = &dev->challenge;
-	struct ib_qp *qp = dev->queues[0].cm_id->qp;
-	struct rmem_wire_auth *a = dev->auth;
+	struct rmem_dev *dev = sess->dev;
+	const struct rmem_wire_challenge *ch = &sess->challenge;
+	struct ib_qp *qp = sess->queues[0].cm_id->qp;
+	struct rmem_wire_auth *a = sess->auth;
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
 	int ret;
 
-	if (!dev->got_challenge || le32_to_cpu(ch->magic) != RMEM_WIRE_MAGIC ||
+	if (!sess->got_challenge || le32_to_cpu(ch->magic) != RMEM_WIRE_MAGIC ||
 	    le16_to_cpu(ch->version) != RMEM_WIRE_VERSION ||
 	    le16_to_cpu(ch->status) != RMEM_WIRE_OK) {
 		memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 		NL_SET_ERR_MSG(extack, "server accepted without a valid challenge");
 		return -EPROTO;
 	}
-	rmem_dev_keep_server_name(dev);
+	rmem_sess_keep_server_name(sess);
 	memset(a, 0, sizeof(*a));
 	a->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
 	a->version = cpu_to_le16(RMEM_WIRE_VERSION);
@@ -297,20 +301,20 @@ int rmem_dev_send_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 	strscpy_pad(a->host, dev->cfg.host_id, sizeof(a->host));
 	if (dev->cfg.has_key) {
 		a->flags = RMEM_WIRE_AUTH_KEYED;
-		ret = rmem_dev_prove(dev, qp->qp_num);
+		ret = rmem_sess_prove(sess, qp->qp_num);
 		if (ret) {
 			NL_SET_ERR_MSG(extack, "cannot compute the proof (HMAC-SHA256)");
 			return ret;
 		}
 	}
-	ib_dma_sync_single_for_device(dev->ibdev, dev->auth_dma, sizeof(*a),
+	ib_dma_sync_single_for_device(dev->ibdev, sess->auth_dma, sizeof(*a),
 				      DMA_TO_DEVICE);
-	sge.addr = dev->auth_dma;
+	sge.addr = sess->auth_dma;
 	sge.length = sizeof(*a);
 	sge.lkey = dev->pd->local_dma_lkey;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr_cqe = &dev->auth_cqe;
+	wr.wr_cqe = &sess->auth_cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	ret = ib_post_send(qp, &wr, NULL);
@@ -320,8 +324,8 @@ int rmem_dev_send_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 }
 
 /**
- * rmem_dev_ready_auth() - check the server's proof in READY
- * @dev: the device; READY received, synced for the CPU, status OK
+ * rmem_sess_ready_auth() - check the server's proof in READY
+ * @sess: the session; READY received, synced for the CPU, status OK
  * @extack: error reporting, may be NULL
  *
  * A device that proved a key wants READY signed under the session key it
@@ -330,9 +334,11 @@ int rmem_dev_send_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack)
  *
  * Return: 0, -EKEYREJECTED or -EPROTO.
  */
-int rmem_dev_ready_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack)
+int rmem_sess_ready_auth(struct rmem_sess *sess,
+			 struct netlink_ext_ack *extack)
 {
-	struct rmem_wire_ready *r = dev->ready;
+	struct rmem_dev *dev = sess->dev;
+	struct rmem_wire_ready *r = sess->ready;
 	u32 flags = le32_to_cpu(r->flags);
 	bool keyed = flags & RMEM_WIRE_READY_KEYED;
 	u8 mac[RMEM_WIRE_MAC_LEN];
@@ -344,7 +350,7 @@ int rmem_dev_ready_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 		ret = -EPROTO;
 		goto out_wipe;
 	}
-	if (keyed != (dev->has_session ? dev->proven : dev->cfg.has_key)) {
+	if (keyed != (sess->has_session ? sess->proven : dev->cfg.has_key)) {
 		if (keyed)
 			NL_SET_ERR_MSG(extack,
 				       "server claims a key this host did not use");
@@ -353,23 +359,23 @@ int rmem_dev_ready_auth(struct rmem_dev *dev, struct netlink_ext_ack *extack)
 				       "server could not prove it has this host's key");
 		goto out_wipe;
 	}
-	if (!keyed && !dev->has_session) {
-		dev->mac = rmem_mac_alloc(r->session_key, sizeof(r->session_key));
-		if (IS_ERR(dev->mac)) {
-			ret = PTR_ERR(dev->mac);
-			dev->mac = NULL;
+	if (!keyed && !sess->has_session) {
+		sess->mac = rmem_mac_alloc(r->session_key, sizeof(r->session_key));
+		if (IS_ERR(sess->mac)) {
+			ret = PTR_ERR(sess->mac);
+			sess->mac = NULL;
 			NL_SET_ERR_MSG(extack, "cannot set up HMAC-SHA256");
 			goto out_wipe;
 		}
 	}
-	if (!dev->mac || rmem_ready_mac(dev->mac, r, dev->has_session ?
-					dev->reconnect_counter : 0, mac) ||
+	if (!sess->mac || rmem_ready_mac(sess->mac, r, sess->has_session ?
+					sess->reconnect_counter : 0, mac) ||
 	    crypto_memneq(mac, r->mac, sizeof(mac))) {
 		NL_SET_ERR_MSG(extack,
 			       "server's session description is not signed with the session key");
 		goto out_wipe;
 	}
-	dev->proven = keyed;
+	sess->proven = keyed;
 	ret = 0;
 out_wipe:
 	memzero_explicit(r->session_key, sizeof(r->session_key));
@@ -377,8 +383,8 @@ out_wipe:
 }
 
 /**
- * rmem_dev_sign() - sign a JOIN, RECONNECT or LEAVE request
- * @dev: the device, with a session
+ * rmem_sess_sign() - sign a JOIN, RECONNECT or LEAVE request
+ * @sess: the session, READY received once
  * @req: the request, its other fields set
  * @qpn: the number of the queue pair whose REQ carries it, 0 for none
  *
@@ -386,16 +392,17 @@ out_wipe:
  * timed out may still sign in its handler: the counter is atomic).
  * Return: 0 or a negative errno of the crypto API.
  */
-int rmem_dev_sign(struct rmem_dev *dev, struct rmem_wire_connect *req, u32 qpn)
+int rmem_sess_sign(struct rmem_sess *sess, struct rmem_wire_connect *req,
+		   u32 qpn)
 {
 	u8 mac[RMEM_WIRE_MAC_LEN];
 	int ret;
 
-	if (!dev->mac)
+	if (!sess->mac)
 		return -ENOKEY;
-	req->ctl.handle = cpu_to_le64(dev->handle);
-	req->ctl.counter = cpu_to_le64(atomic64_inc_return(&dev->counter));
-	ret = rmem_ctl_mac(dev->mac, req, qpn, mac);
+	req->ctl.handle = cpu_to_le64(sess->handle);
+	req->ctl.counter = cpu_to_le64(atomic64_inc_return(&sess->counter));
+	ret = rmem_ctl_mac(sess->mac, req, qpn, mac);
 	memcpy(req->ctl.mac, mac, sizeof(req->ctl.mac));
 	return ret;
 }

@@ -44,49 +44,51 @@ static void rmem_dev_queue_barrier(struct rmem_dev *dev)
 		return;
 	blk_mq_quiesce_queue(dev->disk->queue);
 	for (i = 0; i < dev->nr_queues; i++)
-		rmem_flush_batch(&dev->queues[i]);
+		rmem_flush_batch(&dev->sess->queues[i]);
 	blk_mq_unquiesce_queue(dev->disk->queue);
 }
 
 /**
- * rmem_dev_abort_queues() - disconnect and drain every queue pair
- * @dev: a device nothing reconnects any more: dead, or being deleted
+ * rmem_sess_abort_queues() - disconnect and drain every queue pair
+ * @sess: a session nothing reconnects any more: dead, or being deleted
  *
  * Outstanding requests complete (flushed), partly posted ones too: after
  * the barrier no ->queue_rq() still posts to a queue pair drained here.
  */
-void rmem_dev_abort_queues(struct rmem_dev *dev)
+void rmem_sess_abort_queues(struct rmem_sess *sess)
 {
+	struct rmem_dev *dev = sess->dev;
 	unsigned int i;
 
 	rmem_dev_queue_barrier(dev);
-	mutex_lock(&dev->qlock);
-	rmem_dev_disconnect(dev);
+	mutex_lock(&sess->qlock);
+	rmem_sess_disconnect(sess);
 	for (i = 0; i < dev->nr_queues; i++) {
-		struct rmem_queue *queue = &dev->queues[i];
+		struct rmem_queue *queue = &sess->queues[i];
 
 		if (!queue->cm_id || !queue->cm_id->qp)
 			continue;
 		ib_drain_qp(queue->cm_id->qp);
 		rmem_blk_drained(queue);
 	}
-	mutex_unlock(&dev->qlock);
+	mutex_unlock(&sess->qlock);
 }
 
-static void rmem_dev_abort_work(struct work_struct *work)
+static void rmem_sess_abort_work(struct work_struct *work)
 {
-	rmem_dev_abort_queues(container_of(work, struct rmem_dev, abort_work));
+	rmem_sess_abort_queues(container_of(work, struct rmem_sess,
+					    abort_work));
 }
 
 /**
- * rmem_dev_abort() - flush the queue pairs of a dead or deleted device
- * @dev: the device
+ * rmem_sess_abort() - flush the queue pairs of a dead or deleted session
+ * @sess: the session
  *
  * Context: any (request timeout); the work runs on rmem_wq.
  */
-void rmem_dev_abort(struct rmem_dev *dev)
+void rmem_sess_abort(struct rmem_sess *sess)
 {
-	queue_work(rmem_wq, &dev->abort_work);
+	queue_work(rmem_wq, &sess->abort_work);
 }
 
 /*
@@ -94,47 +96,50 @@ void rmem_dev_abort(struct rmem_dev *dev)
  * timeout and its disk registered; @reconnect queues the first attempt)
  * or dead.  Return: the state it was in (only a live one changes).
  */
-static unsigned int rmem_dev_lose(struct rmem_dev *dev, bool reconnect)
+static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 {
+	struct rmem_dev *dev = sess->dev;
+
 	if (dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered)) {
-		if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE,
+		if (cmpxchg(&sess->state, RMEM_DEV_STATE_LIVE,
 			    RMEM_DEV_STATE_RECONNECTING) != RMEM_DEV_STATE_LIVE)
-			return READ_ONCE(dev->state);
-		dev->lost_at = jiffies;
-		dev->attempts = 0;
-		dev->deadline_defers = 0;
+			return READ_ONCE(sess->state);
+		sess->lost_at = jiffies;
+		sess->attempts = 0;
+		sess->deadline_defers = 0;
 		pr_warn("%s: lost the connection to %pISpc; reconnecting, I/O waits up to %u ms\n",
-			dev->name, &dev->cfg.peer, dev->cfg.loss_timeout_ms);
-		mod_delayed_work(rmem_wq, &dev->deadline_work,
+			dev->name, &sess->peer, dev->cfg.loss_timeout_ms);
+		mod_delayed_work(rmem_wq, &sess->deadline_work,
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms));
 		if (reconnect)
-			queue_delayed_work(rmem_wq, &dev->reconnect_work, 0);
+			queue_delayed_work(rmem_wq, &sess->reconnect_work, 0);
 		rmem_dev_announce(dev);
 		return RMEM_DEV_STATE_LIVE;
 	}
 	/* only from live: never undo a dev del's "deleting" */
-	if (cmpxchg(&dev->state, RMEM_DEV_STATE_LIVE, RMEM_DEV_STATE_DEAD) !=
+	if (cmpxchg(&sess->state, RMEM_DEV_STATE_LIVE, RMEM_DEV_STATE_DEAD) !=
 	    RMEM_DEV_STATE_LIVE)
-		return READ_ONCE(dev->state);
+		return READ_ONCE(sess->state);
 	/* fail outstanding I/O first; the announcement allocates */
-	rmem_dev_abort_queues(dev);
+	rmem_sess_abort_queues(sess);
 	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
-	       dev->name, &dev->cfg.peer);
+	       dev->name, &sess->peer);
 	rmem_dev_announce(dev);
 	return RMEM_DEV_STATE_LIVE;
 }
 
-static void rmem_dev_fail_work(struct work_struct *work)
+static void rmem_sess_fail_work(struct work_struct *work)
 {
-	rmem_dev_lose(container_of(work, struct rmem_dev, fail_work), true);
+	rmem_sess_lose(container_of(work, struct rmem_sess, fail_work), true);
 }
 
-static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rmem_sess_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rmem_dev *dev = container_of(wc->wr_cqe, struct rmem_dev,
-					    ka.cqe);
+	struct rmem_sess *sess = container_of(wc->wr_cqe, struct rmem_sess,
+					      ka.cqe);
+	struct rmem_dev *dev = sess->dev;
 
-	rmem_probe_done(&dev->ka);
+	rmem_probe_done(&sess->ka);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			trace_rmem_probe_miss(dev->name, 0, wc->status);
@@ -143,18 +148,18 @@ static void rmem_dev_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 					    dev->name,
 					    ib_wc_status_msg(wc->status));
 		/* queue pair 0 is in the error state: it takes no request */
-		WRITE_ONCE(dev->queues[0].connected, false);
-		rmem_dev_fail(dev);
+		WRITE_ONCE(sess->queues[0].connected, false);
+		rmem_sess_fail(sess);
 	}
 }
 
-/* Whether any queue completed a request since @since. */
-static bool rmem_dev_progress(struct rmem_dev *dev, unsigned long since)
+/* Whether any queue of the session completed a request since @since. */
+static bool rmem_sess_progress(struct rmem_sess *sess, unsigned long since)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_queues; i++)
-		if (time_after(READ_ONCE(dev->queues[i].last_done), since))
+	for (i = 0; i < sess->dev->nr_queues; i++)
+		if (time_after(READ_ONCE(sess->queues[i].last_done), since))
 			return true;
 	return false;
 }
@@ -166,74 +171,77 @@ static bool rmem_dev_progress(struct rmem_dev *dev, unsigned long since)
  * not.  Not "since the probe was sent": requests that completed between
  * the probe and a loss would hide the loss until their own timeout.
  */
-static void rmem_dev_ka_work(struct work_struct *work)
+static void rmem_sess_ka_work(struct work_struct *work)
 {
-	struct rmem_dev *dev = container_of(to_delayed_work(work),
-					    struct rmem_dev, ka_work);
-	struct rmem_queue *queue = &dev->queues[0];
+	struct rmem_sess *sess = container_of(to_delayed_work(work),
+					      struct rmem_sess, ka_work);
+	struct rmem_dev *dev = sess->dev;
+	struct rmem_queue *queue = &sess->queues[0];
 	unsigned long window = RMEM_KA_MISSES *
 			       msecs_to_jiffies(dev->cfg.keepalive_ms);
 	struct ib_qp *qp = NULL;
 
-	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE)
+	if (READ_ONCE(sess->state) != RMEM_DEV_STATE_LIVE)
 		return;
 	if (READ_ONCE(queue->connected))
 		qp = queue->cm_id->qp;
-	if (rmem_probe_tick(&dev->ka, qp, dev->cfg.keepalive_ms) ==
-	    RMEM_PROBE_LATE && !rmem_dev_progress(dev, jiffies - window)) {
+	if (rmem_probe_tick(&sess->ka, qp, dev->cfg.keepalive_ms) ==
+	    RMEM_PROBE_LATE && !rmem_sess_progress(sess, jiffies - window)) {
 		trace_rmem_probe_miss(dev->name,
-				      jiffies_to_msecs(jiffies - dev->ka.sent),
+				      jiffies_to_msecs(jiffies - sess->ka.sent),
 				      -1);
 		pr_warn("%s: connection probe unanswered for %u ms\n",
-			dev->name, jiffies_to_msecs(jiffies - dev->ka.sent));
-		rmem_dev_fail(dev);
+			dev->name, jiffies_to_msecs(jiffies - sess->ka.sent));
+		rmem_sess_fail(sess);
 		return;
 	}
-	queue_delayed_work(rmem_wq, &dev->ka_work,
+	queue_delayed_work(rmem_wq, &sess->ka_work,
 			   msecs_to_jiffies(dev->cfg.keepalive_ms));
 }
 
 /**
- * rmem_dev_start_ka() - start probing the connection
- * @dev: a live device
+ * rmem_sess_start_ka() - start probing the connection
+ * @sess: a live session
  */
-void rmem_dev_start_ka(struct rmem_dev *dev)
+void rmem_sess_start_ka(struct rmem_sess *sess)
 {
-	rmem_probe_done(&dev->ka);
-	if (dev->cfg.keepalive_ms)
-		queue_delayed_work(rmem_wq, &dev->ka_work,
-				   msecs_to_jiffies(dev->cfg.keepalive_ms));
+	unsigned int ms = sess->dev->cfg.keepalive_ms;
+
+	rmem_probe_done(&sess->ka);
+	if (ms)
+		queue_delayed_work(rmem_wq, &sess->ka_work,
+				   msecs_to_jiffies(ms));
 }
 
 /**
- * rmem_dev_fail() - the connection broke: reconnect, or go dead
- * @dev: the device
+ * rmem_sess_fail() - the connection broke: reconnect, or go dead
+ * @sess: the session
  *
  * Context: any; the work runs on rmem_wq.
  */
-void rmem_dev_fail(struct rmem_dev *dev)
+void rmem_sess_fail(struct rmem_sess *sess)
 {
-	if (READ_ONCE(dev->state) == RMEM_DEV_STATE_LIVE)
-		queue_work(rmem_wq, &dev->fail_work);
+	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE)
+		queue_work(rmem_wq, &sess->fail_work);
 }
 
 /**
- * rmem_dev_check_queues() - the device just went live: recheck its queues
- * @dev: the device
+ * rmem_sess_check_queues() - the session just went live: recheck its queues
+ * @sess: the session
  *
- * A queue pair that disconnected while the device was still connecting the
- * others had its event ignored (the device was not live); its requests
- * would wait for ever.  Treat it as a lost connection now.
+ * A queue pair that disconnected while the session was still connecting
+ * the others had its event ignored (the session was not live); its
+ * requests would wait for ever.  Treat it as a lost connection now.
  */
-void rmem_dev_check_queues(struct rmem_dev *dev)
+void rmem_sess_check_queues(struct rmem_sess *sess)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_queues; i++) {
-		if (!READ_ONCE(dev->queues[i].connected)) {
+	for (i = 0; i < sess->dev->nr_queues; i++) {
+		if (!READ_ONCE(sess->queues[i].connected)) {
 			pr_warn("%s: queue pair %u disconnected while connecting\n",
-				dev->name, i);
-			rmem_dev_fail(dev);
+				sess->dev->name, i);
+			rmem_sess_fail(sess);
 			return;
 		}
 	}
@@ -259,8 +267,8 @@ static void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
 }
 
 /**
- * rmem_dev_ib_removed() - the device's RDMA device is going away
- * @dev: a registered device
+ * rmem_sess_ib_removed() - the device's RDMA device is going away
+ * @sess: the session of a registered device
  * @ibdev: the RDMA device being removed, which no reconnect attempt can
  *	take any more (rmem_client_ibdev_usable())
  *
@@ -272,48 +280,49 @@ static void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
  *
  * Context: rmem_devs_lock held (the ib_client remove callback).
  */
-void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev)
+void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 {
+	struct rmem_dev *dev = sess->dev;
 	unsigned int state;
 
 	do {
-		rmem_dev_lose(dev, false);
+		rmem_sess_lose(sess, false);
 		/* an attempt under way may have made it live again: repeat */
-		cancel_delayed_work_sync(&dev->reconnect_work);
-		state = READ_ONCE(dev->state);
+		cancel_delayed_work_sync(&sess->reconnect_work);
+		state = READ_ONCE(sess->state);
 	} while (state == RMEM_DEV_STATE_LIVE);
 	rmem_dev_queue_barrier(dev);
-	cancel_delayed_work_sync(&dev->ka_work);
-	rmem_dev_destroy_queues(dev);
+	cancel_delayed_work_sync(&sess->ka_work);
+	rmem_sess_destroy_queues(sess);
 	if (dev->ibdev == ibdev)
 		rmem_dev_release_ib(dev);
 	if (state == RMEM_DEV_STATE_RECONNECTING) {
-		dev->torn_down = true;
-		queue_delayed_work(rmem_wq, &dev->reconnect_work,
+		sess->torn_down = true;
+		queue_delayed_work(rmem_wq, &sess->reconnect_work,
 				   RMEM_RECONNECT_MIN);
 	}
 }
 
 /* One attempt: queue pair 0 with RECONNECT, READY, then the others. */
-static int rmem_dev_reconnect_once(struct rmem_dev *dev)
+static int rmem_sess_reconnect_once(struct rmem_sess *sess)
 {
 	unsigned int i;
 	int ret;
 
-	rmem_ctl_arm(dev);
-	for (i = 0; i < dev->nr_queues; i++) {
-		struct rmem_queue *queue = &dev->queues[i];
+	rmem_ctl_arm(sess);
+	for (i = 0; i < sess->dev->nr_queues; i++) {
+		struct rmem_queue *queue = &sess->queues[i];
 
 		queue->closing = false;
 		ret = rmem_queue_connect(queue, NULL);
 		if (ret)
 			return ret;
 		if (i == 0) {
-			ret = rmem_dev_ready(dev, NULL);
+			ret = rmem_sess_ready(sess, NULL);
 			if (ret)
 				return ret;
 			/* the server has us back: let the attempt finish */
-			WRITE_ONCE(dev->attempt_ready, true);
+			WRITE_ONCE(sess->attempt_ready, true);
 		}
 	}
 	return 0;
@@ -354,36 +363,38 @@ static const char *rmem_reconnect_fatal(int err)
  * was just reachable: tell it the session is over (rmem_dev_destroy()
  * sends no LEAVE for a device that was not live).
  */
-static void rmem_dev_reconnected_late(struct rmem_dev *dev)
+static void rmem_sess_reconnected_late(struct rmem_sess *sess)
 {
+	struct rmem_dev *dev = sess->dev;
 	unsigned int noio;
 
 	pr_info("%s: reconnected while %s: ending the session\n", dev->name,
-		READ_ONCE(dev->state) == RMEM_DEV_STATE_DEAD ? "dead" :
+		READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD ? "dead" :
 		"being deleted");
 	/* other devices' held I/O may wait for this work queue */
 	noio = memalloc_noio_save();
-	rmem_dev_leave(dev);
+	rmem_sess_leave(sess);
 	memalloc_noio_restore(noio);
-	rmem_dev_destroy_queues(dev);
+	rmem_sess_destroy_queues(sess);
 	rmem_dev_drop_removed_ib(dev);
-	dev->torn_down = true;
+	sess->torn_down = true;
 }
 
-static void rmem_dev_reconnect_work(struct work_struct *work)
+static void rmem_sess_reconnect_work(struct work_struct *work)
 {
-	struct rmem_dev *dev = container_of(to_delayed_work(work),
-					    struct rmem_dev, reconnect_work);
-	unsigned long deadline = dev->lost_at +
+	struct rmem_sess *sess = container_of(to_delayed_work(work),
+					      struct rmem_sess, reconnect_work);
+	struct rmem_dev *dev = sess->dev;
+	unsigned long deadline = sess->lost_at +
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms);
 	const char *why;
 	unsigned long delay, t0;
 	unsigned int noio, noreclaim;
 	int ret;
 
-	if (READ_ONCE(dev->state) != RMEM_DEV_STATE_RECONNECTING)
+	if (READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING)
 		return;
-	if (!dev->torn_down) {
+	if (!sess->torn_down) {
 		/*
 		 * A barrier: every ->queue_rq() after it sees the device not
 		 * live and leaves the queue pairs alone; then tear them down.
@@ -391,14 +402,14 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		 * ->queue_rq() (BLK_STS_RESOURCE) and failfast ones fail.
 		 */
 		rmem_dev_queue_barrier(dev);
-		cancel_delayed_work_sync(&dev->ka_work);
-		rmem_dev_destroy_queues(dev);
+		cancel_delayed_work_sync(&sess->ka_work);
+		rmem_sess_destroy_queues(sess);
 		rmem_dev_drop_removed_ib(dev);
-		dev->torn_down = true;
+		sess->torn_down = true;
 	}
-	dev->attempts++;
-	trace_rmem_reconnect(dev->name, dev->attempts,
-			     jiffies_to_msecs(jiffies - dev->lost_at));
+	sess->attempts++;
+	trace_rmem_reconnect(dev->name, sess->attempts,
+			     jiffies_to_msecs(jiffies - sess->lost_at));
 	/*
 	 * Swap may be on this device, and its writeback waits for this
 	 * reconnect: reclaim must not wait for it (noio), and the attempt's
@@ -409,7 +420,7 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 	noio = memalloc_noio_save();
 	noreclaim = memalloc_noreclaim_save();
 	t0 = jiffies;
-	ret = rmem_dev_reconnect_once(dev);
+	ret = rmem_sess_reconnect_once(sess);
 	memalloc_noreclaim_restore(noreclaim);
 	memalloc_noio_restore(noio);
 	if (!ret) {
@@ -419,30 +430,30 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		 * defers while attempt_ready is set, so that stays set until
 		 * the deadline is gone.
 		 */
-		cancel_delayed_work_sync(&dev->deadline_work);
-		WRITE_ONCE(dev->attempt_ready, false);
-		if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
+		cancel_delayed_work_sync(&sess->deadline_work);
+		WRITE_ONCE(sess->attempt_ready, false);
+		if (cmpxchg(&sess->state, RMEM_DEV_STATE_RECONNECTING,
 			    RMEM_DEV_STATE_LIVE) != RMEM_DEV_STATE_RECONNECTING) {
-			rmem_dev_reconnected_late(dev);
+			rmem_sess_reconnected_late(sess);
 			return;
 		}
-		dev->torn_down = false;
-		WRITE_ONCE(dev->reconnects, dev->reconnects + 1);
-		rmem_dev_start_ka(dev);
+		sess->torn_down = false;
+		WRITE_ONCE(sess->reconnects, sess->reconnects + 1);
+		rmem_sess_start_ka(sess);
 		rmem_dev_resume_io(dev);
-		rmem_dev_check_queues(dev);
+		rmem_sess_check_queues(sess);
 		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts)\n",
-			dev->name, &dev->cfg.peer,
-			jiffies_to_msecs(jiffies - dev->lost_at), dev->attempts);
+			dev->name, &sess->peer,
+			jiffies_to_msecs(jiffies - sess->lost_at), sess->attempts);
 		rmem_dev_announce(dev);
 		return;
 	}
-	WRITE_ONCE(dev->attempt_ready, false);
-	rmem_dev_destroy_queues(dev);
+	WRITE_ONCE(sess->attempt_ready, false);
+	rmem_sess_destroy_queues(sess);
 	rmem_dev_drop_removed_ib(dev);
 	/* where reconnects spend their time, for a loss that outlasts them */
 	pr_info("%s: reconnect attempt %u failed after %u ms: %d\n", dev->name,
-		dev->attempts, jiffies_to_msecs(jiffies - t0), ret);
+		sess->attempts, jiffies_to_msecs(jiffies - t0), ret);
 	why = rmem_reconnect_fatal(ret);
 	if (!why && time_before(jiffies, deadline)) {
 		/*
@@ -451,12 +462,12 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
 		 */
 		delay = ret == -EAGAIN ? RMEM_RECONNECT_MIN :
 			min_t(unsigned long, RMEM_RECONNECT_MAX,
-			      RMEM_RECONNECT_MIN << min(dev->attempts - 1, 5U));
+			      RMEM_RECONNECT_MIN << min(sess->attempts - 1, 5U));
 		delay = min(delay, deadline - jiffies);
-		queue_delayed_work(rmem_wq, &dev->reconnect_work, delay);
+		queue_delayed_work(rmem_wq, &sess->reconnect_work, delay);
 		return;
 	}
-	if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
+	if (cmpxchg(&sess->state, RMEM_DEV_STATE_RECONNECTING,
 		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
 		return;
 	pr_err("%s: %s; the device is dead, I/O fails\n", dev->name,
@@ -470,10 +481,11 @@ static void rmem_dev_reconnect_work(struct work_struct *work)
  * GFP_NOIO allocation under memory pressure neither fails nor calls the
  * OOM killer), so the held I/O must not wait for it to return.
  */
-static void rmem_dev_deadline_work(struct work_struct *work)
+static void rmem_sess_deadline_work(struct work_struct *work)
 {
-	struct rmem_dev *dev = container_of(to_delayed_work(work),
-					    struct rmem_dev, deadline_work);
+	struct rmem_sess *sess = container_of(to_delayed_work(work),
+					      struct rmem_sess, deadline_work);
+	struct rmem_dev *dev = sess->dev;
 
 	/*
 	 * An attempt that got READY has the server's session back: throwing
@@ -482,51 +494,51 @@ static void rmem_dev_deadline_work(struct work_struct *work)
 	 * RMEM_DEADLINE_GRACE, so that held I/O does not wait much longer
 	 * than the loss timeout.
 	 */
-	if (READ_ONCE(dev->attempt_ready) &&
-	    READ_ONCE(dev->state) == RMEM_DEV_STATE_RECONNECTING &&
-	    dev->deadline_defers < RMEM_DEADLINE_GRACE / (HZ / 2)) {
-		dev->deadline_defers++;
-		queue_delayed_work(rmem_wq, &dev->deadline_work, HZ / 2);
+	if (READ_ONCE(sess->attempt_ready) &&
+	    READ_ONCE(sess->state) == RMEM_DEV_STATE_RECONNECTING &&
+	    sess->deadline_defers < RMEM_DEADLINE_GRACE / (HZ / 2)) {
+		sess->deadline_defers++;
+		queue_delayed_work(rmem_wq, &sess->deadline_work, HZ / 2);
 		return;
 	}
-	if (cmpxchg(&dev->state, RMEM_DEV_STATE_RECONNECTING,
+	if (cmpxchg(&sess->state, RMEM_DEV_STATE_RECONNECTING,
 		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
 		return;
 	pr_err("%s: no reconnect within the loss timeout (%u attempts); the device is dead, I/O fails\n",
-	       dev->name, dev->attempts);
+	       dev->name, sess->attempts);
 	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
 }
 
 /**
- * rmem_dev_recovery_init() - set up failure handling of a new device
- * @dev: the device
+ * rmem_sess_recovery_init() - set up failure handling of a new session
+ * @sess: the session
  */
-void rmem_dev_recovery_init(struct rmem_dev *dev)
+void rmem_sess_recovery_init(struct rmem_sess *sess)
 {
-	INIT_WORK(&dev->fail_work, rmem_dev_fail_work);
-	INIT_WORK(&dev->abort_work, rmem_dev_abort_work);
-	mutex_init(&dev->qlock);
-	INIT_DELAYED_WORK(&dev->reconnect_work, rmem_dev_reconnect_work);
-	INIT_DELAYED_WORK(&dev->deadline_work, rmem_dev_deadline_work);
-	INIT_DELAYED_WORK(&dev->ka_work, rmem_dev_ka_work);
-	rmem_probe_init(&dev->ka, rmem_dev_ka_done);
+	INIT_WORK(&sess->fail_work, rmem_sess_fail_work);
+	INIT_WORK(&sess->abort_work, rmem_sess_abort_work);
+	mutex_init(&sess->qlock);
+	INIT_DELAYED_WORK(&sess->reconnect_work, rmem_sess_reconnect_work);
+	INIT_DELAYED_WORK(&sess->deadline_work, rmem_sess_deadline_work);
+	INIT_DELAYED_WORK(&sess->ka_work, rmem_sess_ka_work);
+	rmem_probe_init(&sess->ka, rmem_sess_ka_done);
 }
 
 /**
- * rmem_dev_recovery_stop() - stop failure handling, probes and reconnects
- * @dev: the device, no longer live or reconnecting (deleting, or freed)
+ * rmem_sess_recovery_stop() - stop failure handling, probes and reconnects
+ * @sess: the session, no longer live or reconnecting (deleting, or freed)
  *
  * Waits for a running reconnect attempt to end.
  */
-void rmem_dev_recovery_stop(struct rmem_dev *dev)
+void rmem_sess_recovery_stop(struct rmem_sess *sess)
 {
 	/* the probe first: it may queue a loss */
-	cancel_delayed_work_sync(&dev->ka_work);
-	cancel_work_sync(&dev->fail_work);
-	cancel_work_sync(&dev->abort_work);
-	cancel_delayed_work_sync(&dev->reconnect_work);
-	cancel_delayed_work_sync(&dev->deadline_work);
+	cancel_delayed_work_sync(&sess->ka_work);
+	cancel_work_sync(&sess->fail_work);
+	cancel_work_sync(&sess->abort_work);
+	cancel_delayed_work_sync(&sess->reconnect_work);
+	cancel_delayed_work_sync(&sess->deadline_work);
 	/* and last: a reconnect that succeeded just now restarted it */
-	cancel_delayed_work_sync(&dev->ka_work);
+	cancel_delayed_work_sync(&sess->ka_work);
 }

@@ -86,7 +86,8 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
 /**
  * rmem_build_wrs() - a request's work requests
  * @dev: its device
- * @cmd: the request, its scatterlist mapped (rmem_map_data())
+ * @cmd: the request, its queue set and its scatterlist mapped
+ *	(rmem_map_data())
  * @op: IB_WR_RDMA_READ or IB_WR_RDMA_WRITE
  * @pos: device offset in bytes, checked against the device's size
  * @zero_len: write-zeroes: bytes of the zero buffer to write, else 0
@@ -105,7 +106,8 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
 int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		   enum ib_wr_opcode op, u64 pos, u32 zero_len)
 {
-	u64 mask = dev->chunk_size - 1;
+	const struct rmem_sess *sess = cmd->queue->sess;
+	u64 mask = sess->chunk_size - 1;
 	/* where a work request must end: chunks, or READ pieces within one */
 	u64 wr_mask = mask;
 	struct ib_rdma_wr *wr = NULL;
@@ -116,7 +118,7 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 	int left = cmd->nents;
 
 	if (op == IB_WR_RDMA_READ && dev->cfg.read_split)
-		wr_mask = min_t(u64, dev->cfg.read_split, dev->chunk_size) - 1;
+		wr_mask = min_t(u64, dev->cfg.read_split, sess->chunk_size) - 1;
 	while (zero_len || left) {
 		u64 addr, len;
 
@@ -143,7 +145,7 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 					return -EIO;
 				if (nwr == cmd->nr_wr)
 					return -ENOSPC;
-				c = &dev->chunks[pos >> dev->chunk_shift];
+				c = &sess->chunks[pos >> sess->chunk_shift];
 				wr = &cmd->wr[nwr];
 				memset(wr, 0, sizeof(*wr));
 				if (nwr)
@@ -395,7 +397,7 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 	unsigned int i;
 	int err;
 
-	if (unlikely(READ_ONCE(dev->state) != RMEM_DEV_STATE_LIVE ||
+	if (unlikely(READ_ONCE(queue->sess->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
 		for (i = 0; i < n; i++)
 			rmem_req_unposted(queue, cmds[i], false);
@@ -428,7 +430,7 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 	 * one that did not would wait for ever (a driver bug).
 	 */
 	if (WARN_ON_ONCE(i == n)) {
-		rmem_dev_fail(dev);
+		rmem_sess_fail(queue->sess);
 		return;
 	}
 	if ((const void *)bad != span[i].lo) {
@@ -438,7 +440,7 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 	} else {
 		rmem_req_unposted(queue, cmds[i++], true);
 	}
-	rmem_dev_fail(dev);
+	rmem_sess_fail(queue->sess);
 	for (; i < n; i++)
 		rmem_req_unposted(queue, cmds[i], false);
 }
