@@ -102,16 +102,17 @@ MODULE_PARM_DESC(read_split_kb,
 		 "Default KiB one RDMA READ of a new device moves at most (64-1024, a power of two; 0: no limit)");
 
 /*
- * RDMA READs a queue pair keeps outstanding (its initiator depth), and so
- * at most read_depth x read-split bytes of READ responses in flight: a
- * window the client opens, which a lossy link needs small (performance.rst).
- * Module-wide; on Soft-RoCE a request's tail READ and the probe take slots
- * too, so a small depth also holds small reads back.
+ * The default read-depth of a new device: RDMA READs one of its queue pairs
+ * keeps outstanding (its initiator depth), and so at most read-depth x
+ * read-split bytes of READ responses in flight: a window the client opens,
+ * which a lossy link needs small (performance.rst).  On Soft-RoCE a
+ * request's tail READ and the probe take slots too, so a small depth also
+ * holds small reads back.
  */
 unsigned int rmem_read_depth = RMEM_MAX_READ_DEPTH;
 module_param_named(read_depth, rmem_read_depth, uint, 0444);
 MODULE_PARM_DESC(read_depth,
-		 "RDMA READs a client queue pair keeps outstanding at most (1-16, and at most what the RDMA device allows)");
+		 "Default RDMA READs a queue pair of a new device keeps outstanding at most (1-16, and at most what the RDMA device allows)");
 
 struct workqueue_struct *rmem_wq;
 

@@ -72,6 +72,7 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_KEEPALIVE_MS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_READ_SPLIT] = { .type = NLA_U32 },
+	[RMEM_A_DEV_READ_DEPTH] = { .type = NLA_U32 },
 	[RMEM_A_DEV_FORCE] = { .type = NLA_FLAG },
 	[RMEM_A_DEV_HOST_ID] = { .type = NLA_NUL_STRING, .len = RMEM_HOST_ID_MAX - 1 },
 	[RMEM_A_DEV_KEY] = NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN),
@@ -728,6 +729,13 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_READ_SPLIT],
 				    "read split must be 0 (none) or a power of two from 64 KiB to 1 MiB");
 		return -EINVAL;
+	}
+	cfg->read_depth = tb[RMEM_A_DEV_READ_DEPTH] ?
+		nla_get_u32(tb[RMEM_A_DEV_READ_DEPTH]) : rmem_read_depth;
+	if (!cfg->read_depth || cfg->read_depth > RMEM_MAX_READ_DEPTH) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_READ_DEPTH],
+				    "read depth must be between 1 and 16");
+		return -ERANGE;
 	}
 	if (tb[RMEM_A_DEV_POLL_QPS]) {
 		cfg->nr_poll_qps = nla_get_u32(tb[RMEM_A_DEV_POLL_QPS]);

@@ -110,6 +110,7 @@ struct rmem_host_cfg {
  * @keepalive_ms: connection probe interval, 0 for none
  * @loss_timeout_ms: reconnect for this long before failing I/O, 0: fail
  * @read_split: bytes one RDMA READ moves at most, 0 for no limit
+ * @read_depth: RDMA READs a queue pair keeps outstanding at most
  * @host_id: this host's identity, empty for none
  * @key: the host key, if @has_key
  * @has_key: authenticate with @key
@@ -125,6 +126,7 @@ struct rmem_dev_cfg {
 	unsigned int keepalive_ms;
 	unsigned int loss_timeout_ms;
 	unsigned int read_split;
+	unsigned int read_depth;
 	char host_id[RMEM_HOST_ID_MAX];
 	u8 key[RMEM_KEY_LEN];
 	bool has_key;

@@ -24,7 +24,8 @@
 #
 # "smoke" is the regression guard make check runs: one VM, 4 KiB random
 # read QD32 on rmem and nvme-rdma only, failing if rmem is slower; two
-# VMs, 1 MiB sequential read, failing below 0.5x nvme-rdma (bench_smoke).
+# VMs on 9000-byte frames, 1 MiB sequential read with the lossy link's
+# read window, failing if rmem is slower (bench_smoke).
 #
 # BENCH_RUNTIME  seconds per fio job (default 10; smoke 5)
 # RAW_TRIES      runs of each raw verbs test; the best counts (default 3)
@@ -220,6 +221,13 @@ bench_topology()
 		done
 	fi
 
+	# a lossy link's setting (performance.rst, "Lossy links"): few READs
+	# of 64 KiB in flight; the report takes the better of it and the
+	# default as rmem's best 1 MiB read
+	if [ "$topo" = two ] && rmem_attach read-depth 2 read-split 64K > /dev/null; then
+		fio_record "$topo" rmem-window "$C" /dev/rmem0 bw-read
+	fi
+
 	say "rmem QP sweep"
 	for q in 1 2 4; do
 		rmem_attach qps "$q" > /dev/null || return 1
@@ -230,19 +238,24 @@ bench_topology()
 }
 
 # smoke: the regression guard of make check.  One VM: 4 KiB random read
-# QD32.  Two VMs: 1 MiB sequential read over the lossy wire, where one
-# lost packet costs the rest of a READ (read-split).  In each, the runs of
-# rmem and nvme-rdma alternate and the best of SMOKE_TRIES of each counts
-# (TCG's noise between two runs of one target was seen at 30%; in one VM
-# a single pair of runs of identical code measured 0.79 and the next 1.07,
-# 27 November).
+# QD32.  Two VMs: 1 MiB sequential read over the lossy wire on 9000-byte
+# frames, where a burst of READ responses or of nvme-rdma's data WRITEs
+# loses packets and one lost packet costs the rest of a READ: rmem with
+# the lossy link's window (read-depth 2, read-split 64K).  In each, the
+# runs of rmem and nvme-rdma alternate and the best of SMOKE_TRIES of each
+# counts (TCG's noise between two runs of one target was seen at 30%; in
+# one VM a single pair of runs of identical code measured 0.79 and the
+# next 1.07, 27 November).
 SMOKE_TRIES=${SMOKE_TRIES:-3}
 bench_smoke()
 {
-	local tj topo job i
-	for tj in one:iops-randread two:bw-read; do
-		topo=${tj%%:*} job=${tj#*:}
-		bench_setup "$topo" || return 1
+	local tj topo job mtu opts i
+	# topology:job:MTU (empty: the topology's):rmem's dev add settings
+	for tj in "one:iops-randread::" "two:bw-read:9000:read-depth 2 read-split 64K"; do
+		IFS=: read -r topo job mtu opts <<< "$tj"
+		BENCH_MTU=${mtu:-${BENCH_MTU:-}} bench_setup "$topo" || return 1
+		# shellcheck disable=SC2086 # opts: words of dev add
+		[ -z "$opts" ] || rmem_attach $opts > /dev/null || return 1
 		for i in $(seq "$SMOKE_TRIES"); do
 			fio_record "$topo" rmem "$C" /dev/rmem0 "$job" || return 1
 			fio_record "$topo" nvme-rdma "$C" "$NVME" "$job" || return 1
@@ -257,16 +270,17 @@ for x in map(json.loads, open(sys.argv[1])):
     k = (x["topology"], x["target"])
     v = x["iops"] if x["topology"] == "one" else x["bw_MBps"]
     best[k] = max(best.get(k, 0), v)
-# the least ratio each must reach: one VM, rmem >= nvme-rdma (1.1-1.5
-# seen); two VMs, 0.5: on 6.12 the best of three measured 1.05 and 0.93
-# in the lab on 2026-11-25/26 and 0.69 in CI at stop 28 (6.1: 1.77), so
-# the noise of two VMs sharing two cores spans more than 0.8 to 1.0; the
-# unsplit 1 MiB READs made it 0.34, which 0.5 still catches.  Issue 18's
-# target (>= 1.0) is printed here and in make bench's targets: lines;
-# nothing fails on it yet.
+# the least ratio each must reach: rmem >= nvme-rdma.  One VM: 1.1-1.9
+# seen.  Two VMs: on 1500-byte frames (the default of make bench's
+# two-VM topology) both sit at the wire's packet rate, about 10 MB/s, and
+# the best of three measured 0.69 to 1.05 with rmem's default settings,
+# so that guard was 0.5; on 9000-byte frames nvme-rdma's 512 KiB bursts
+# lose so much that it moves 2.5 MB/s, rmem's default 4.9 and the
+# window 16.6 (performance.rst, "Lossy links").
 ok = True
 for topo, what, unit, least in (("one", "4 KiB random read QD32", "IOPS", 1.0),
-                                ("two", "two VMs, 1 MiB sequential read (best)", "MB/s", 0.5)):
+                                ("two", "two VMs, 9000-byte frames, 1 MiB sequential read, read-depth 2 read-split 64K (best)",
+                                 "MB/s", 1.0)):
     r, n = best.get((topo, "rmem"), 0), best.get((topo, "nvme-rdma"), 0)
     if not r or not n:
         print(f"# FAIL: bench: {what}: no result (rmem {r}, nvme-rdma {n})")

@@ -517,6 +517,26 @@ TEST_F(rmem, dev_add_read_split_not_power_of_two)
 	EXPECT_EQ(RMEM_A_DEV_READ_SPLIT, self->rep.bad_type);
 }
 
+TEST_F(rmem, dev_add_read_depth_out_of_range)
+{
+	static const uint32_t bad[] = { 0, 17 };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,
+					     RMEM_A_DEV);
+
+		put_ipv4(self->req.nlh, RMEM_A_DEV_PEER_IPV4, "127.0.0.1");
+		mnl_attr_put_u64(self->req.nlh, RMEM_A_DEV_SIZE, 1 << 20);
+		mnl_attr_put_u32(self->req.nlh, RMEM_A_DEV_READ_DEPTH, bad[i]);
+		ASSERT_EQ(0, run(self, n));
+		EXPECT_EQ(-ERANGE, self->rep.error);
+		EXPECT_STREQ("read depth must be between 1 and 16",
+			     self->rep.msg);
+		EXPECT_EQ(RMEM_A_DEV_READ_DEPTH, self->rep.bad_type);
+	}
+}
+
 TEST_F(rmem, dev_add_two_address_families)
 {
 	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_ADD,

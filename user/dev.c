@@ -27,6 +27,7 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_QUEUE_DEPTH] = MNL_TYPE_U32,
 	[RMEM_A_DEV_READ_SPLIT] = MNL_TYPE_U32,
+	[RMEM_A_DEV_READ_DEPTH] = MNL_TYPE_U32,
 	[RMEM_A_DEV_MEMORY] = MNL_TYPE_U64,
 	[RMEM_A_DEV_POLL_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_KEEPALIVE_MS] = MNL_TYPE_U32,
@@ -121,6 +122,7 @@ static void dev_usage(FILE *f)
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
 		"                       [ read-split SIZE | read-split off ]\n"
+		"                       [ read-depth N ]\n"
 		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
@@ -372,6 +374,9 @@ static int dev_print(const struct nlattr *nest)
 		else
 			print_string(PRINT_FP, NULL, "%s", " read-split off");
 	}
+	if (tb[RMEM_A_DEV_READ_DEPTH])
+		print_uint(PRINT_ANY, "read_depth", " read-depth %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH]));
 	if (tb[RMEM_A_DEV_KEEPALIVE_MS])
 		print_duration("keepalive_ms", " keepalive %s",
 			       tb[RMEM_A_DEV_KEEPALIVE_MS]);
@@ -540,7 +545,7 @@ static int parse_read_split(const char *val, uint32_t *split)
 /*
  * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N] [poll-qps N]
  *	[queue-depth N] [keepalive TIME] [loss-timeout TIME]
- *	[read-split SIZE|off] [host ID]
+ *	[read-split SIZE|off] [read-depth N] [host ID]
  *	[key-file FILE | key-desc DESC] [name DEV]
  */
 static int dev_add(struct rmemctl *ctl)
@@ -549,12 +554,12 @@ static int dev_add(struct rmemctl *ctl)
 	bool has_qps = false, has_depth = false, has_name = false;
 	bool has_poll = false, has_keepalive = false, has_loss = false;
 	bool has_host = false, has_key_file = false, has_key_desc = false;
-	bool has_split = false;
+	bool has_split = false, has_rdepth = false;
 	const char *volume = NULL, *name = NULL, *word, *val;
 	const char *host = NULL, *key_file = NULL, *key_desc = NULL;
 	struct dev_add_ctx ctx = { 0 };
 	uint32_t qps = 0, depth = 0, poll_qps = 0, keepalive = 0, loss = 0;
-	uint32_t split = 0;
+	uint32_t split = 0, rdepth = 0;
 	char id[RMEM_HOST_ID_MAX];
 	uint8_t key[RMEM_KEY_LEN];
 	struct inet_addr peer;
@@ -608,6 +613,10 @@ static int dev_add(struct rmemctl *ctl)
 		} else if (!strcmp(word, "read-split")) {
 			val = arg_value(ctl, word, &has_split);
 			if (!val || parse_read_split(val, &split) < 0)
+				return -1;
+		} else if (!strcmp(word, "read-depth")) {
+			val = arg_value(ctl, word, &has_rdepth);
+			if (!val || parse_u32(val, "read-depth", &rdepth) < 0)
 				return -1;
 		} else if (!strcmp(word, "name")) {
 			name = arg_value(ctl, word, &has_name);
@@ -666,6 +675,8 @@ static int dev_add(struct rmemctl *ctl)
 		nl_put_u32(nl, RMEM_A_DEV_LOSS_TIMEOUT_MS, loss);
 	if (has_split)
 		nl_put_u32(nl, RMEM_A_DEV_READ_SPLIT, split);
+	if (has_rdepth)
+		nl_put_u32(nl, RMEM_A_DEV_READ_DEPTH, rdepth);
 	if (id[0])
 		nl_put_strz(nl, RMEM_A_DEV_HOST_ID, id);
 	if (has_key)

@@ -400,7 +400,8 @@ static int rmem_queue_connect_locked(struct rmem_queue *queue)
 	}
 	p.private_data = &req;
 	p.private_data_len = sizeof(req);
-	p.initiator_depth = min_t(u32, a->max_qp_init_rd_atom, rmem_read_depth);
+	p.initiator_depth = min_t(u32, a->max_qp_init_rd_atom,
+				  dev->cfg.read_depth);
 	p.responder_resources = 0;
 	p.retry_count = 7;
 	p.rnr_retry_count = 7;

@@ -361,6 +361,9 @@ void put_sane(struct msg *m, const struct nest *n, uint16_t type)
 		case RMEM_A_DEV_READ_SPLIT:	/* 0, 64 KiB .. 1 MiB */
 			put_u32(m, type, chance(20) ? 0 : 65536u << rnd_below(5));
 			return;
+		case RMEM_A_DEV_READ_DEPTH:	/* 1 .. 16 */
+			put_u32(m, type, 1 + rnd_below(16));
+			return;
 		}
 	}
 	put_valid(m, n, type);

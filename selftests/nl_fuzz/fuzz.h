@@ -245,6 +245,7 @@ enum anchor {
 	A_D_KEEPALIVE,		/* 1 .. 99, > 60000 */
 	A_D_LOSS_TIMEOUT,	/* > 1 hour */
 	A_D_READ_SPLIT,		/* not 0 nor a power of two 64K .. 1M */
+	A_D_READ_DEPTH,		/* 0, > 16 */
 	/* the others: no object has an empty name */
 	A_K_NO_KEY,
 	A_K_EMPTY_KEY,

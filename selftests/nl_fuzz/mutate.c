@@ -260,6 +260,7 @@ const char *const anchor_name[NR_ANCHORS] = {
 	[A_D_KEEPALIVE] = "dev-keepalive-range",
 	[A_D_LOSS_TIMEOUT] = "dev-loss-timeout-range",
 	[A_D_READ_SPLIT] = "dev-read-split-range",
+	[A_D_READ_DEPTH] = "dev-read-depth-range",
 	[A_K_NO_KEY] = "no-name",
 	[A_K_EMPTY_KEY] = "empty-name",
 };
@@ -273,7 +274,7 @@ enum anchor pick_anchor(enum role role)
 		r = rnd_below(2 + A_S_ALLOW_MANY - A_S_NO_NAME + 1);
 		return r < 2 ? r : A_S_NO_NAME + r - 2;
 	case ROLE_DEV_ADD:
-		r = rnd_below(2 + A_D_READ_SPLIT - A_D_NO_ADDR + 1);
+		r = rnd_below(2 + A_D_READ_DEPTH - A_D_NO_ADDR + 1);
 		return r < 2 ? r : A_D_NO_ADDR + r - 2;
 	default:
 		return rnd_below(4) < 2 ? rnd_below(2) : A_K_NO_KEY + rnd_below(2);
@@ -437,6 +438,9 @@ void put_anchor(struct msg *m, const struct nest *n, enum anchor a)
 			put_u32(m, RMEM_A_DEV_READ_SPLIT, bad_u32(65536, 1048576));
 			break;
 		}
+		break;
+	case A_D_READ_DEPTH:	/* 1 .. 16 */
+		put_u32(m, RMEM_A_DEV_READ_DEPTH, bad_u32(1, 16));
 		break;
 	case A_K_EMPTY_KEY:
 		if (n == &nest_volume || n == &nest_host) {

@@ -3,7 +3,7 @@
 # Every rmemctl error path gives a clear message and a non-zero exit, and
 # changes nothing: bad sizes, unknown device/server/volume, unreachable
 # peer, no server listening, duplicate names, too large, zero QPs, bad queue
-# depth, non-root caller.
+# depth or read depth, non-root caller.
 source "$(dirname "$0")/../lib.sh"
 
 lab_start one || exit 1
@@ -30,6 +30,8 @@ expect_err "unparsable loss timeout" "loss-timeout" "$H" "$R dev add peer $A siz
 expect_err "too many QPs" "qps must be between 1 and 64" "$H" "$R dev add peer $A size 4M qps 65"
 expect_err "zero queue depth" "queue depth must be between 1 and 1024" "$H" "$R dev add peer $A size 4M queue-depth 0"
 expect_err "read split not a power of two" "read split must be 0 .none. or a power of two from 64 KiB to 1 MiB" "$H" "$R dev add peer $A size 4M read-split 96K"
+expect_err "read depth 0" "read depth must be between 1 and 16" "$H" "$R dev add peer $A size 4M read-depth 0"
+expect_err "read depth 17" "read depth must be between 1 and 16" "$H" "$R dev add peer $A size 4M read-depth 17"
 expect_err "unknown device (del)" "no such device" "$H" "$R dev del rmem7"
 expect_err "unknown device (show)" "no such device" "$H" "$R dev show rmem7"
 expect_err "bad device name" "device name must be rmemN" "$H" "$R dev add peer $A size 4M name sda"
@@ -61,4 +63,8 @@ else
 	LAB_FAILS=$((LAB_FAILS + 1))
 fi
 check "device still works" vm "$H" "dd if=/dev/urandom of=/tmp/p bs=1M count=1 status=none && dd if=/tmp/p of=/dev/rmem0 oflag=direct status=none && cmp -n 1048576 /tmp/p /dev/rmem0"
+# read-depth: the default from the module parameter, a value given per device
+expect_eq "dev show -j: read depth 16 by default" "16" json "$H" "j[0]['read_depth']" dev show rmem0
+check "a device with read-depth 1 attaches, says so and reads back 4 MiB" vm "$H" \
+	"$R dev add peer $A size 4M read-depth 1 name rmem1 > /dev/null && $R dev show rmem1 | grep -q ' read-depth 1 ' && head -c 4M /dev/urandom > /tmp/p4 && dd if=/tmp/p4 of=/dev/rmem1 bs=1M oflag=direct status=none && dd if=/dev/rmem1 of=/tmp/b4 bs=1M iflag=direct status=none && cmp /tmp/p4 /tmp/b4 && $R dev del rmem1"
 test_done

@@ -270,6 +270,11 @@ enum rmem_a_client {
  * @RMEM_A_DEV_MEMORY: u64 (replies): bytes of kernel memory the device
  *	holds: its requests with their per-request context, queues, chunk
  *	table and zero buffer (not the RDMA device's own queue memory)
+ * @RMEM_A_DEV_READ_DEPTH: u32, RDMA READs each queue pair keeps
+ *	outstanding at most (its initiator depth, and at most what the RDMA
+ *	device allows): with @RMEM_A_DEV_READ_SPLIT the window of READ
+ *	responses in flight, which a link that drops packets needs small;
+ *	1 to 16 (DEV_ADD: absent for the module parameter read_depth, 16)
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -301,6 +306,7 @@ enum rmem_a_dev {
 	RMEM_A_DEV_SERVER_NAME,
 	RMEM_A_DEV_READ_SPLIT,
 	RMEM_A_DEV_MEMORY,
+	RMEM_A_DEV_READ_DEPTH,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
