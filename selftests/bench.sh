@@ -24,8 +24,9 @@
 #
 # "smoke" is the regression guard make check runs: one VM, 4 KiB random
 # read QD32 on rmem and nvme-rdma only, failing if rmem is slower; two
-# VMs on 9000-byte frames, 1 MiB sequential read with the lossy link's
-# read window, failing if rmem is slower (bench_smoke).
+# VMs on 9000-byte frames, 1 MiB sequential read, failing if rmem with the
+# lossy link's read window is slower than nvme-rdma or than 1.5x rmem at
+# its default settings (bench_smoke).
 #
 # BENCH_RUNTIME  seconds per fio job (default 10; smoke 5)
 # RAW_TRIES      runs of each raw verbs test; the best counts (default 3)
@@ -33,7 +34,8 @@
 #                topology (RoCE runs on jumbo frames; rxe then sends
 #                4096-byte packets), 1500 in the two-VM one (QEMU's UDP
 #                socket wire drops a fifth of 9000-byte frames under load,
-#                and every loss stalls rxe for a retransmission timeout)
+#                and every loss stalls rxe for a retransmission timeout).
+#                The smoke's two-VM part runs on 9000 unless this is set.
 
 # an rmem pool and two filled RAM disks live in one VM: give it room
 : "${LAB_MEM:=2560}"
@@ -179,7 +181,8 @@ bench_setup()
 	nvme_connect || return 1
 	rmem_load "$S" || return 1
 	[ "$C" = "$S" ] || rmem_load "$C" || return 1
-	lab_exec "$S" "$R server add name bench listen $A size $((SIZE_MB + 64))M" || return 1
+	# room for rmem0 and rmem1 (rmem_window_attach)
+	lab_exec "$S" "$R server add name bench listen $A size $((2 * SIZE_MB + 64))M" || return 1
 	rmem_attach || return 1
 	# fill every device once so reads hit written memory everywhere
 	lab_exec -t 600 "$C" "for d in /dev/rmem0 $NVME /dev/ram1; do dd if=/dev/zero of=\$d bs=1M count=$SIZE_MB oflag=direct status=none || exit 1; done" || return 1
@@ -224,8 +227,9 @@ bench_topology()
 	# a lossy link's setting (performance.rst, "Lossy links"): few READs
 	# of 64 KiB in flight; the report takes the better of it and the
 	# default as rmem's best 1 MiB read
-	if [ "$topo" = two ] && rmem_attach read-depth 2 read-split 64K > /dev/null; then
-		fio_record "$topo" rmem-window "$C" /dev/rmem0 bw-read
+	if [ "$topo" = two ] && rmem_window_attach; then
+		fio_record "$topo" rmem-window "$C" /dev/rmem1 bw-read
+		lab_exec -t 120 "$C" "$R dev del rmem1" > /dev/null
 	fi
 
 	say "rmem QP sweep"
@@ -237,30 +241,44 @@ bench_topology()
 	lab_teardown || say "WARNING: bad kernel log lines in topology $topo"
 }
 
+# rmem_window_attach: /dev/rmem1 with the lossy link's window (read-depth
+# 2, read-split 64K), next to rmem0.  Not filled: rmem reads the server's
+# memory whether or not it was written (brd and so nvme-rdma return zeros
+# without a page for what was never written, hence their fill).
+RMEM_WINDOW="read-depth 2 read-split 64K"
+rmem_window_attach()
+{
+	lab_exec -t 120 "$C" "$R dev add peer $A size ${SIZE_MB}M name rmem1 $RMEM_WINDOW > /dev/null"
+}
+
 # smoke: the regression guard of make check.  One VM: 4 KiB random read
-# QD32.  Two VMs: 1 MiB sequential read over the lossy wire on 9000-byte
-# frames, where a burst of READ responses or of nvme-rdma's data WRITEs
-# loses packets and one lost packet costs the rest of a READ: rmem with
-# the lossy link's window (read-depth 2, read-split 64K).  In each, the
-# runs of rmem and nvme-rdma alternate and the best of SMOKE_TRIES of each
-# counts (TCG's noise between two runs of one target was seen at 30%; in
-# one VM a single pair of runs of identical code measured 0.79 and the
-# next 1.07, 27 November).
+# QD32, rmem and nvme-rdma.  Two VMs on 9000-byte frames: 1 MiB
+# sequential read, rmem at its default settings, rmem with the lossy
+# link's window (rmem1) and nvme-rdma.  On that wire a burst of READ
+# responses, or of nvme-rdma's data WRITEs, loses packets, and one lost
+# packet costs the rest of its READ or the whole burst.  In each, the runs
+# alternate and the best of SMOKE_TRIES of each counts (TCG's noise
+# between two runs of one target was seen at 30%; in one VM a single pair
+# of runs of identical code measured 0.79 and the next 1.07, 27 November).
 SMOKE_TRIES=${SMOKE_TRIES:-3}
 bench_smoke()
 {
-	local tj topo job mtu opts i
-	# topology:job:MTU (empty: the topology's):rmem's dev add settings
-	for tj in "one:iops-randread::" "two:bw-read:9000:read-depth 2 read-split 64K"; do
-		IFS=: read -r topo job mtu opts <<< "$tj"
-		BENCH_MTU=${mtu:-${BENCH_MTU:-}} bench_setup "$topo" || return 1
-		# shellcheck disable=SC2086 # opts: words of dev add
-		[ -z "$opts" ] || rmem_attach $opts > /dev/null || return 1
+	local tj topo job mtu i
+	# topology:job:MTU (empty: the topology's default)
+	for tj in "one:iops-randread:" "two:bw-read:9000"; do
+		IFS=: read -r topo job mtu <<< "$tj"
+		BENCH_MTU=${BENCH_MTU:-$mtu} bench_setup "$topo" || return 1
+		if [ "$topo" = two ]; then
+			rmem_window_attach || return 1
+		fi
 		for i in $(seq "$SMOKE_TRIES"); do
 			fio_record "$topo" rmem "$C" /dev/rmem0 "$job" || return 1
+			if [ "$topo" = two ]; then
+				fio_record "$topo" rmem-window "$C" /dev/rmem1 "$job" || return 1
+			fi
 			fio_record "$topo" nvme-rdma "$C" "$NVME" "$job" || return 1
 		done
-		lab_exec -t 120 "$C" "$R dev del rmem0; nvme disconnect -n bench" > /dev/null
+		lab_exec -t 120 "$C" "$R dev del rmem0; $R dev del rmem1 2> /dev/null; nvme disconnect -n bench" > /dev/null
 		lab_teardown || return 1
 	done
 	python3 - "$RES" <<'PY'
@@ -270,28 +288,37 @@ for x in map(json.loads, open(sys.argv[1])):
     k = (x["topology"], x["target"])
     v = x["iops"] if x["topology"] == "one" else x["bw_MBps"]
     best[k] = max(best.get(k, 0), v)
-# the least ratio each must reach: rmem >= nvme-rdma.  One VM: 1.1-1.9
-# seen.  Two VMs: on 1500-byte frames (the default of make bench's
-# two-VM topology) both sit at the wire's packet rate, about 10 MB/s, and
-# the best of three measured 0.69 to 1.05 with rmem's default settings,
-# so that guard was 0.5; on 9000-byte frames nvme-rdma's 512 KiB bursts
-# lose so much that it moves 2.5 MB/s, rmem's default 4.9 and the
-# window 16.6 (performance.rst, "Lossy links").
+# what each guard compares and the least ratio it takes.  One VM: rmem
+# against nvme-rdma, 1.1-1.9 seen.  Two VMs on 9000-byte frames:
+# nvme-rdma's 512 KiB bursts lose so much there that it moved 2.5 MB/s,
+# rmem's default 4.9 and the window 16.6 (performance.rst, "Lossy
+# links"), so "window >= nvme-rdma" (issue 18's target) is a loose guard
+# on that wire; "window >= 1.5x default" is the one that catches a
+# window that no longer works.  (On 1500-byte frames, make bench's
+# two-VM default, all three sit near the wire's packet rate, about 10
+# MB/s, and two VMs sharing two cores put 0.69 to 1.05 between runs of
+# the same code: no guard at 1.0 holds there.)
 ok = True
-for topo, what, unit, least in (("one", "4 KiB random read QD32", "IOPS", 1.0),
-                                ("two", "two VMs, 9000-byte frames, 1 MiB sequential read, read-depth 2 read-split 64K (best)",
-                                 "MB/s", 1.0)):
-    r, n = best.get((topo, "rmem"), 0), best.get((topo, "nvme-rdma"), 0)
+guards = (("one", "rmem", "nvme-rdma", "4 KiB random read QD32", "IOPS", 1.0),
+          ("two", "rmem-window", "nvme-rdma",
+           "two VMs, 9000-byte frames, 1 MiB sequential read", "MB/s", 1.0),
+          ("two", "rmem-window", "rmem",
+           "two VMs, 9000-byte frames, 1 MiB sequential read", "MB/s", 1.5))
+for topo, a, b, what, unit, least in guards:
+    r, n = best.get((topo, a), 0), best.get((topo, b), 0)
     if not r or not n:
-        print(f"# FAIL: bench: {what}: no result (rmem {r}, nvme-rdma {n})")
+        print(f"# FAIL: bench: {what}: no result ({a} {r}, {b} {n})")
         ok = False
         continue
-    print(f"# bench: {what}: rmem {r:.1f} {unit}, nvme-rdma {n:.1f} {unit}, "
-          f"ratio {r / n:.2f} (guard: at least {least}"
-          f"{'' if least >= 1 else ', target 1.0: ' + ('met' if r >= n else 'NOT met')})")
+    print(f"# bench: {what}: {a} {r:.1f} {unit}, {b} {n:.1f} {unit}, "
+          f"ratio {r / n:.2f} (guard: at least {least})")
     if r < least * n:
-        print(f"# FAIL: bench: {what}: rmem below {least}x nvme-rdma")
+        print(f"# FAIL: bench: {what}: {a} below {least}x {b}")
         ok = False
+r, n = best.get(("two", "rmem"), 0), best.get(("two", "nvme-rdma"), 0)
+if r and n:
+    print(f"# bench: two VMs, 9000-byte frames, 1 MiB sequential read: rmem (default settings) "
+          f"{r / n:.2f}x nvme-rdma (no guard)")
 sys.exit(0 if ok else 1)
 PY
 }

@@ -263,6 +263,8 @@ struct rmem_remote_chunk {
  * @lost_at: jiffies when the connection was lost
  * @attempts: reconnect attempts since then
  * @reconnects: connections re-established since the attach
+ * @read_depth: the initiator depth queue pair 0 was granted when it last
+ *	connected (the server's answer to the device's read-depth), 0 before
  */
 struct rmem_sess {
 	struct rmem_dev *dev;
@@ -312,6 +314,7 @@ struct rmem_sess {
 	unsigned long lost_at;
 	unsigned int attempts;
 	unsigned int reconnects;
+	unsigned int read_depth;
 };
 
 /**

@@ -274,7 +274,9 @@ enum rmem_a_client {
  *	outstanding at most (its initiator depth, and at most what the RDMA
  *	device allows): with @RMEM_A_DEV_READ_SPLIT the window of READ
  *	responses in flight, which a link that drops packets needs small;
- *	1 to 16 (DEV_ADD: absent for the module parameter read_depth, 16)
+ *	1 to 16 (DEV_ADD: absent for the module parameter read_depth, 16);
+ *	in replies, what the server granted when the device last connected
+ *	(the value asked for, capped by both RDMA devices)
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
