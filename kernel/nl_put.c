@@ -333,9 +333,10 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 			READ_ONCE(dev->sess->reconnects)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
 	    nla_put_u32(skb, RMEM_A_DEV_READ_SPLIT, dev->cfg.read_split) ||
-	    nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH,
-			READ_ONCE(dev->sess->read_depth) ?:
-			dev->cfg.read_depth) ||
+	    nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH, dev->cfg.read_depth) ||
+	    (READ_ONCE(dev->sess->read_depth) &&
+	     nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH_GRANTED,
+			 READ_ONCE(dev->sess->read_depth))) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, rmem_dev_state(dev)) ||
 	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->sess->server_id),
 		    dev->sess->server_id) ||

@@ -28,6 +28,7 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_QUEUE_DEPTH] = MNL_TYPE_U32,
 	[RMEM_A_DEV_READ_SPLIT] = MNL_TYPE_U32,
 	[RMEM_A_DEV_READ_DEPTH] = MNL_TYPE_U32,
+	[RMEM_A_DEV_READ_DEPTH_GRANTED] = MNL_TYPE_U32,
 	[RMEM_A_DEV_MEMORY] = MNL_TYPE_U64,
 	[RMEM_A_DEV_POLL_QPS] = MNL_TYPE_U32,
 	[RMEM_A_DEV_KEEPALIVE_MS] = MNL_TYPE_U32,
@@ -377,6 +378,15 @@ static int dev_print(const struct nlattr *nest)
 	if (tb[RMEM_A_DEV_READ_DEPTH])
 		print_uint(PRINT_ANY, "read_depth", " read-depth %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH]));
+	/* text: only when the server granted less than asked */
+	if (tb[RMEM_A_DEV_READ_DEPTH_GRANTED]) {
+		uint32_t g = mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH_GRANTED]);
+
+		if (is_json_context() || !tb[RMEM_A_DEV_READ_DEPTH] ||
+		    g != mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH]))
+			print_uint(PRINT_ANY, "read_depth_granted",
+				   " (granted %u)", g);
+	}
 	if (tb[RMEM_A_DEV_KEEPALIVE_MS])
 		print_duration("keepalive_ms", " keepalive %s",
 			       tb[RMEM_A_DEV_KEEPALIVE_MS]);

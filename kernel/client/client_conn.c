@@ -477,7 +477,7 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 			break;
 		if (!queue->index && !queue->leave && !queue->sess->has_session)
 			rmem_queue_challenge(queue, ev);
-		if (!queue->index)
+		if (!queue->index && !queue->leave)
 			WRITE_ONCE(queue->sess->read_depth,
 				   ev->param.conn.initiator_depth);
 		WRITE_ONCE(queue->connected, true);

@@ -274,9 +274,10 @@ enum rmem_a_client {
  *	outstanding at most (its initiator depth, and at most what the RDMA
  *	device allows): with @RMEM_A_DEV_READ_SPLIT the window of READ
  *	responses in flight, which a link that drops packets needs small;
- *	1 to 16 (DEV_ADD: absent for the module parameter read_depth, 16);
- *	in replies, what the server granted when the device last connected
- *	(the value asked for, capped by both RDMA devices)
+ *	1 to 16 (DEV_ADD: absent for the module parameter read_depth, 16)
+ * @RMEM_A_DEV_READ_DEPTH_GRANTED: u32 (replies): the initiator depth the
+ *	server granted when the device last connected: @RMEM_A_DEV_READ_DEPTH
+ *	capped by both RDMA devices; absent before the first connection
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -309,6 +310,7 @@ enum rmem_a_dev {
 	RMEM_A_DEV_READ_SPLIT,
 	RMEM_A_DEV_MEMORY,
 	RMEM_A_DEV_READ_DEPTH,
+	RMEM_A_DEV_READ_DEPTH_GRANTED,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
