@@ -309,6 +309,7 @@ out_cancel:
  */
 int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 {
+	unsigned int granted = READ_ONCE(dev->sess->read_depth);
 	struct rmem_stats st;
 	struct nlattr *nest, *sn;
 
@@ -334,9 +335,8 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
 	    nla_put_u32(skb, RMEM_A_DEV_READ_SPLIT, dev->cfg.read_split) ||
 	    nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH, dev->cfg.read_depth) ||
-	    (READ_ONCE(dev->sess->read_depth) &&
-	     nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH_GRANTED,
-			 READ_ONCE(dev->sess->read_depth))) ||
+	    (granted &&
+	     nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH_GRANTED, granted)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, rmem_dev_state(dev)) ||
 	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->sess->server_id),
 		    dev->sess->server_id) ||

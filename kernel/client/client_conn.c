@@ -66,25 +66,37 @@ void rmem_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&sess->ctl_done);
 }
 
+/* Map @len bytes at @buf into *@dma (0 on failure).  Return: 0 or -EIO. */
+static int rmem_dma_map(struct ib_device *ibdev, void *buf, size_t len,
+			enum dma_data_direction dir, u64 *dma)
+{
+	*dma = ib_dma_map_single(ibdev, buf, len, dir);
+	if (ib_dma_mapping_error(ibdev, *dma)) {
+		*dma = 0;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Unmap *@dma if it is mapped, and mark it unmapped. */
+static void rmem_dma_unmap(struct ib_device *ibdev, u64 *dma, size_t len,
+			   enum dma_data_direction dir)
+{
+	if (*dma)
+		ib_dma_unmap_single(ibdev, *dma, len, dir);
+	*dma = 0;
+}
+
 /* Unmap a session's buffers from the device's RDMA device. */
 static void rmem_sess_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
 {
-	if (sess->table_dma)
-		ib_dma_unmap_single(ibdev, sess->table_dma, PAGE_SIZE,
-				    DMA_BIDIRECTIONAL);
-	sess->table_dma = 0;
-	if (sess->ready_dma)
-		ib_dma_unmap_single(ibdev, sess->ready_dma, sizeof(*sess->ready),
-				    DMA_FROM_DEVICE);
-	sess->ready_dma = 0;
-	if (sess->auth_dma)
-		ib_dma_unmap_single(ibdev, sess->auth_dma, sizeof(*sess->auth),
-				    DMA_TO_DEVICE);
-	sess->auth_dma = 0;
-	if (sess->ka_dma)
-		ib_dma_unmap_single(ibdev, sess->ka_dma, sizeof(*sess->ka_buf),
-				    DMA_FROM_DEVICE);
-	sess->ka_dma = 0;
+	rmem_dma_unmap(ibdev, &sess->table_dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	rmem_dma_unmap(ibdev, &sess->ready_dma, sizeof(*sess->ready),
+		       DMA_FROM_DEVICE);
+	rmem_dma_unmap(ibdev, &sess->auth_dma, sizeof(*sess->auth),
+		       DMA_TO_DEVICE);
+	rmem_dma_unmap(ibdev, &sess->ka_dma, sizeof(*sess->ka_buf),
+		       DMA_FROM_DEVICE);
 }
 
 /**
@@ -103,10 +115,7 @@ void rmem_dev_release_ib(struct rmem_dev *dev)
 		return;
 	if (dev->sess)
 		rmem_sess_unmap(dev->sess, ibdev);
-	if (dev->zero_dma)
-		ib_dma_unmap_single(ibdev, dev->zero_dma, RMEM_ZERO_BUF,
-				    DMA_TO_DEVICE);
-	dev->zero_dma = 0;
+	rmem_dma_unmap(ibdev, &dev->zero_dma, RMEM_ZERO_BUF, DMA_TO_DEVICE);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	dev->pd = NULL;
@@ -177,25 +186,13 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 /* Map a session's buffers for the device's RDMA device. */
 static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
 {
-	sess->ready_dma = ib_dma_map_single(ibdev, sess->ready,
-					    sizeof(*sess->ready),
-					    DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, sess->ready_dma)) {
-		sess->ready_dma = 0;
+	if (rmem_dma_map(ibdev, sess->ready, sizeof(*sess->ready),
+			 DMA_FROM_DEVICE, &sess->ready_dma) ||
+	    rmem_dma_map(ibdev, sess->auth, sizeof(*sess->auth),
+			 DMA_TO_DEVICE, &sess->auth_dma) ||
+	    rmem_dma_map(ibdev, sess->ka_buf, sizeof(*sess->ka_buf),
+			 DMA_FROM_DEVICE, &sess->ka_dma))
 		return -EIO;
-	}
-	sess->auth_dma = ib_dma_map_single(ibdev, sess->auth,
-					   sizeof(*sess->auth), DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ibdev, sess->auth_dma)) {
-		sess->auth_dma = 0;
-		return -EIO;
-	}
-	sess->ka_dma = ib_dma_map_single(ibdev, sess->ka_buf,
-					 sizeof(*sess->ka_buf), DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, sess->ka_dma)) {
-		sess->ka_dma = 0;
-		return -EIO;
-	}
 	/* on another device than before: the probe reads with the new PD */
 	if (sess->chunks)
 		rmem_probe_set_read(&sess->ka, sess->ka_dma,
@@ -235,13 +232,10 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 		dev->pd = NULL;
 		goto out_release;
 	}
-	ret = -EIO;
-	dev->zero_dma = ib_dma_map_single(ibdev, dev->zero, RMEM_ZERO_BUF,
-					  DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ibdev, dev->zero_dma)) {
-		dev->zero_dma = 0;
+	ret = rmem_dma_map(ibdev, dev->zero, RMEM_ZERO_BUF, DMA_TO_DEVICE,
+			   &dev->zero_dma);
+	if (ret)
 		goto out_release;
-	}
 	ret = rmem_sess_map(dev->sess, ibdev);
 	if (ret)
 		goto out_release;
