@@ -164,7 +164,9 @@ if [ ${#per_kernel[@]} -gt 0 ]; then
 	for k in "${kernels[@]}"; do
 		g=$((g + 1))
 		echo "# kernel $k: ${#per_kernel[@]} tests"
-		if LAB_KERNEL=$k run_group "    " "$k" "${per_kernel[@]}"; then
+		# LAB_KERNELS: the run's kernels, newest first (a test that
+		# does part of its work on the newest only reads it)
+		if LAB_KERNEL=$k LAB_KERNELS="${kernels[*]}" run_group "    " "$k" "${per_kernel[@]}"; then
 			echo "ok $g $k"
 		else
 			echo "not ok $g $k"
