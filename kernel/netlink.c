@@ -286,8 +286,10 @@ static int rmem_nl_parse_allow(struct genl_info *info, struct nlattr *srv_nest,
 		return -E2BIG;
 	}
 	cfg->allow = kcalloc(n, sizeof(*cfg->allow), GFP_KERNEL);
-	if (!cfg->allow)
+	if (!cfg->allow) {
+		NL_SET_ERR_MSG(info->extack, "out of memory for the allow list");
 		return -ENOMEM;
+	}
 	nla_for_each_nested(a, srv_nest, rem) {
 		struct rmem_prefix *p = &cfg->allow[cfg->nr_allow];
 		unsigned int max;
@@ -371,12 +373,16 @@ static int rmem_nl_server_add_doit(struct sk_buff *skb, struct genl_info *info)
 
 	ret = -ENOMEM;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
+	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "out of memory for the reply");
 		goto out_free_allow;
+	}
 	hdr = genlmsg_put_reply(msg, info, &rmem_nl_family, 0,
 				RMEM_CMD_SERVER_ADD);
-	if (!hdr)
+	if (!hdr) {
+		NL_SET_ERR_MSG(info->extack, "no room for the reply's header");
 		goto out_free_msg;
+	}
 	ret = rmem_server_add(&cfg, &bad, info->extack, msg);
 	if (ret) {
 		if (ret == -ENOMEM && !info->extack->_msg)
@@ -785,10 +791,13 @@ static int rmem_nl_dev_add_doit(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	ret = -ENOMEM;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
+	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "out of memory for the reply");
 		goto out_wipe_key;
+	}
 	hdr = genlmsg_put_reply(msg, info, &rmem_nl_family, 0, RMEM_CMD_DEV_ADD);
 	if (!hdr) {
+		NL_SET_ERR_MSG(info->extack, "no room for the reply's header");
 		ret = -EMSGSIZE;
 		goto out_free_msg;
 	}
@@ -869,8 +878,10 @@ static int rmem_nl_get_doit(const struct rmem_nl_obj *o, struct genl_info *info)
 		return ret;
 	/* a server lists its clients: leave room for a few hundred */
 	msg = genlmsg_new(SZ_32K, GFP_KERNEL);
-	if (!msg)
+	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "out of memory for the reply");
 		return -ENOMEM;
+	}
 	ret = o->fill(msg, &m, nla_data(tb[o->name]), &idx, info->extack);
 	if (ret == -EMSGSIZE)
 		NL_SET_ERR_MSG(info->extack, "reply too large; use a dump");

@@ -11,6 +11,10 @@
  *   rmem_wire_peer server ADDR PORT VERSION
  *	listen; refuse the first connect request with EVERSION and our
  *	VERSION in the reject data; exit 0 once done.
+ *   rmem_wire_peer noreads ADDR PORT VERSION
+ *	listen; accept the first connect request granting no RDMA READ
+ *	(responder resources 0), with no rmem data; exit 0 once the client
+ *	disconnected, 3 on errors.
  *
  * Layouts are rebuilt here byte by byte (little endian) on purpose: this
  * program is the protocol's outside view, not a user of kernel headers.
@@ -149,14 +153,57 @@ static int run_server(const char *addr, const char *port, uint16_t version)
 	return 0;
 }
 
+/* accept the first request with responder resources 0: a server that
+ * grants no RDMA READ */
+static int run_noreads(const char *addr, const char *port)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_addrinfo *ai = resolve(addr, port, 1);
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7,
+				      .responder_resources = 0,
+				      .initiator_depth = 0 };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id, *conn;
+
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(id, ai->ai_src_addr) || rdma_listen(id, 4))
+		return perror("listen"), 3;
+	printf("listening\n");
+	ev = wait_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
+	conn = ev->id;
+	rdma_ack_cm_event(ev);
+	if (rdma_create_qp(conn, NULL, &qpa))
+		return perror("rdma_create_qp"), 3;
+	if (rdma_accept(conn, &cp))
+		return perror("rdma_accept"), 3;
+	printf("accepted a connect request, granting no RDMA READ\n");
+	/* ESTABLISHED (or not, if the client refused first), then the end */
+	for (;;) {
+		ev = wait_event(ch, (enum rdma_cm_event_type)-1);
+		printf("event %s\n", rdma_event_str(ev->event));
+		if (ev->event != RDMA_CM_EVENT_ESTABLISHED) {
+			rdma_ack_cm_event(ev);
+			return 0;
+		}
+		rdma_ack_cm_event(ev);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s client|server ADDR PORT VERSION\n", argv[0]);
+		fprintf(stderr, "usage: %s client|server|noreads ADDR PORT VERSION\n", argv[0]);
 		return 3;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(argv[1], "client"))
 		return run_client(argv[2], argv[3], atoi(argv[4]));
+	if (!strcmp(argv[1], "noreads"))
+		return run_noreads(argv[2], argv[3]);
 	return run_server(argv[2], argv[3], atoi(argv[4]));
 }

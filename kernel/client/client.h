@@ -113,6 +113,7 @@ enum rmem_cm_why {
 	RMEM_CM_EHANDSHAKES,
 	RMEM_CM_EOWNER,
 	RMEM_CM_EREPLAY,
+	RMEM_CM_NO_READS,
 };
 
 /* the two latency histograms of a device: reads, and writes with zeroes */

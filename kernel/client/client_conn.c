@@ -469,6 +469,15 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		/* late, on a queue pair being torn down: not connected */
 		if (queue->closing)
 			break;
+		/*
+		 * a server that grants no RDMA READ (remote input: responder
+		 * resources 0) left this queue pair unable to read: refuse it
+		 * now rather than by timeouts on every read
+		 */
+		if (!queue->leave && !ev->param.conn.initiator_depth) {
+			rmem_queue_cm_fail(queue, -EREMOTEIO, RMEM_CM_NO_READS);
+			break;
+		}
 		if (!queue->index && !queue->leave && !queue->sess->has_session)
 			rmem_queue_challenge(queue, ev);
 		if (!queue->index && !queue->leave)

@@ -172,6 +172,10 @@ void rmem_cm_why_msg(struct netlink_ext_ack *extack, enum rmem_cm_why why)
 	case RMEM_CM_EREPLAY:
 		NL_SET_ERR_MSG(extack, "server refused a replayed request");
 		break;
+	case RMEM_CM_NO_READS:
+		NL_SET_ERR_MSG(extack,
+			       "server grants no RDMA READ (responder resources 0): it cannot serve reads");
+		break;
 	case RMEM_CM_OK:
 		break;
 	}

@@ -287,7 +287,13 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 
 	do {
 		rmem_sess_lose(sess, false);
-		/* an attempt under way may have made it live again: repeat */
+		/*
+		 * A loss being handled (a flushed completion's fail_work that
+		 * won the state change) queues its attempt when it ends: wait
+		 * for it, then cancel that attempt.  An attempt under way may
+		 * have made the device live again: repeat.
+		 */
+		cancel_work_sync(&sess->fail_work);
 		cancel_delayed_work_sync(&sess->reconnect_work);
 		state = READ_ONCE(sess->state);
 	} while (state == RMEM_DEV_STATE_LIVE);
@@ -342,6 +348,8 @@ static const char *rmem_reconnect_fatal(int err)
 	case -EPROTONOSUPPORT:
 	case -EPROTO:
 		return "the server speaks another protocol now";
+	case -EREMOTEIO:
+		return "the server grants no RDMA READ";
 	case -EACCES:
 		return "the server no longer allows this client's address";
 	case -EINVAL:

@@ -3,7 +3,8 @@
 # A client and a server of different wire protocol versions fail fast with
 # a clear error, not a hang: the kernel server (version 3) refuses version-2
 # and version-4 clients (EVERSION in the reject data), and the kernel client
-# reports a version-2 or version-4 server plainly.  The foreign peer is
+# reports a version-2 or version-4 server plainly, and a server that
+# grants no RDMA READ.  The foreign peer is
 # selftests/bin/rmem_wire_peer.
 source "$(dirname "$0")/../lib.sh"
 
@@ -24,6 +25,11 @@ for v in 2 4; do
 	expect_err "the kernel client reports a version $v server, within seconds" \
 		"server speaks another rmem protocol version" "$H" "timeout 30 $R dev add peer $A:750$v size 4M"
 done
+# remote input that is not a version: a server granting no RDMA READ
+# (responder resources 0) would leave every read to time out
+vm "$H" "(timeout 60 $PEER noreads $A 7510 3 > /tmp/peer.log 2>&1 &); sleep 1; cat /tmp/peer.log"
+expect_err "the kernel client refuses a server that grants no RDMA READ, within seconds" \
+	"server grants no RDMA READ" "$H" "timeout 30 $R dev add peer $A:7510 size 4M"
 check "no device was created" vm "$H" "! ls /dev/rmem* 2>/dev/null && [ -z \"\$($R dev show)\" ]"
 check "the vanished peer's memory is back at once: a real client attaches" vm "$H" "$R dev add peer $A size 4M && $R dev del rmem0"
 check "cleanup" vm "$H" "$R server del s0 && rmmod rmem"
