@@ -13,8 +13,9 @@
  *	VERSION in the reject data; exit 0 once done.
  *   rmem_wire_peer noreads ADDR PORT VERSION
  *	listen; accept the first connect request granting no RDMA READ
- *	(responder resources 0), with no rmem data; exit 0 once the client
- *	disconnected, 3 on errors.
+ *	(responder resources 0), with no rmem data; exit 0 at the first
+ *	event after it but ESTABLISHED (the client's refusal, a disconnect
+ *	or an error: the test judges the client), 3 on errors.
  *
  * Layouts are rebuilt here byte by byte (little endian) on purpose: this
  * program is the protocol's outside view, not a user of kernel headers.

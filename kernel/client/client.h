@@ -114,6 +114,7 @@ enum rmem_cm_why {
 	RMEM_CM_EOWNER,
 	RMEM_CM_EREPLAY,
 	RMEM_CM_NO_READS,
+	RMEM_CM_DEV_UNFIT,
 };
 
 /* the two latency histograms of a device: reads, and writes with zeroes */

@@ -134,9 +134,10 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	unsigned int qd, max_qd, max_qps, max_sge, per_rq;
 	bool tail;
 
+	/* a device that cannot read remote memory cannot serve a read */
 	max_sge = min3(a->max_send_sge, a->max_sge_rd, RMEM_MAX_SGE);
-	if (max_sge < 1)
-		return -EOPNOTSUPP;
+	if (max_sge < 1 || !a->max_qp_init_rd_atom)
+		return -EMEDIUMTYPE;
 	/*
 	 * send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3.  Only
 	 * Soft-RoCE needs a READ's tail WR (rmem_build_read_tail()).
@@ -463,6 +464,7 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 					   ret == -EOPNOTSUPP ? RMEM_CM_IWARP :
 					   ret == -EXDEV ? RMEM_CM_DEV_CHANGED :
 					   ret == -ENODEV ? RMEM_CM_DEV_REMOVED :
+					   ret == -EMEDIUMTYPE ? RMEM_CM_DEV_UNFIT :
 					   RMEM_CM_QP_SETUP);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:

@@ -176,6 +176,10 @@ void rmem_cm_why_msg(struct netlink_ext_ack *extack, enum rmem_cm_why why)
 		NL_SET_ERR_MSG(extack,
 			       "server grants no RDMA READ (responder resources 0): it cannot serve reads");
 		break;
+	case RMEM_CM_DEV_UNFIT:
+		NL_SET_ERR_MSG(extack,
+			       "this host's RDMA device offers no RDMA READ (max_qp_init_rd_atom or max_sge_rd 0)");
+		break;
 	case RMEM_CM_OK:
 		break;
 	}

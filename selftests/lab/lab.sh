@@ -348,6 +348,8 @@ lab_stop()
 	for name in "${LAB_VMS[@]}"; do
 		pid=${LAB_PID[$name]}
 		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
+		# a VM still booting (its peer failed to): nothing to scan
+		[ -e "$LAB_RUN/$name/job/ready" ] || continue
 		lab_exec -t "${kt:-30}" "$name" 'k=/sys/kernel/debug/kmemleak; [ ! -w $k ] || { echo scan > $k && cat $k > /job/kmemleak.txt; }' > /dev/null 2>&1
 	done
 	for name in "${LAB_VMS[@]}"; do

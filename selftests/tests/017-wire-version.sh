@@ -12,6 +12,12 @@ lab_start one || exit 1
 H=$LAB_CLIENT A=$LAB_SERVER_ADDR
 PEER=$REPO/selftests/bin/rmem_wire_peer
 
+# peer_start MODE PORT VERSION: the foreign peer, listening when this returns
+peer_start()
+{
+	vm -t 30 "$H" "rm -f /tmp/peer.log; (timeout 60 $PEER $1 $A $2 $3 > /tmp/peer.log 2>&1 &); for i in \$(seq 100); do grep -q listening /tmp/peer.log && break; sleep 0.1; done; cat /tmp/peer.log"
+}
+
 rmem_load "$H" || exit 1
 check "kernel server" vm "$H" "$R server add name s0 listen $A size 16M"
 for v in 2 4; do
@@ -21,13 +27,13 @@ done
 check "a version 3 client of the same layout is accepted (it then never authenticates)" vm -t 60 "$H" \
 	"timeout 20 $PEER client $A 7410 3; [ \$? = 2 ]"
 for v in 2 4; do
-	vm "$H" "(timeout 60 $PEER server $A 750$v $v > /tmp/peer.log 2>&1 &); sleep 1; cat /tmp/peer.log"
+	peer_start server 750$v $v
 	expect_err "the kernel client reports a version $v server, within seconds" \
 		"server speaks another rmem protocol version" "$H" "timeout 30 $R dev add peer $A:750$v size 4M"
 done
 # remote input that is not a version: a server granting no RDMA READ
 # (responder resources 0) would leave every read to time out
-vm "$H" "(timeout 60 $PEER noreads $A 7510 3 > /tmp/peer.log 2>&1 &); sleep 1; cat /tmp/peer.log"
+peer_start noreads 7510 3
 expect_err "the kernel client refuses a server that grants no RDMA READ, within seconds" \
 	"server grants no RDMA READ" "$H" "timeout 30 $R dev add peer $A:7510 size 4M"
 check "no device was created" vm "$H" "! ls /dev/rmem* 2>/dev/null && [ -z \"\$($R dev show)\" ]"
