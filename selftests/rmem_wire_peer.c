@@ -71,15 +71,39 @@ static struct rdma_addrinfo *resolve(const char *addr, const char *port,
 	return res;
 }
 
-static int run_client(const char *addr, const char *port, uint16_t version)
+/* a queue pair of one work request each way: the peer posts none */
+static int create_qp(struct rdma_cm_id *id)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_addrinfo *ai = resolve(addr, port, 0);
 	struct ibv_qp_init_attr qpa = {
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
+
+	return rdma_create_qp(id, NULL, &qpa);
+}
+
+/* listen at ADDR PORT on @ch; print "listening" (tests wait for it) */
+static int listen_on(struct rdma_event_channel *ch, const char *addr,
+		     const char *port)
+{
+	struct rdma_addrinfo *ai = resolve(addr, port, 1);
+	struct rdma_cm_id *id;
+
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(id, ai->ai_src_addr) || rdma_listen(id, 4)) {
+		perror("listen");
+		return 3;
+	}
+	printf("listening\n");
+	fflush(stdout);
+	return 0;
+}
+
+static int run_client(const char *addr, const char *port, uint16_t version)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_addrinfo *ai = resolve(addr, port, 0);
 	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7,
 				      .initiator_depth = 1 };
 	uint8_t req[56] = {0};
@@ -94,7 +118,7 @@ static int run_client(const char *addr, const char *port, uint16_t version)
 	if (rdma_resolve_route(id, 2000))
 		return perror("rdma_resolve_route"), 3;
 	rdma_ack_cm_event(wait_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED));
-	if (rdma_create_qp(id, NULL, &qpa))
+	if (create_qp(id))
 		return perror("rdma_create_qp"), 3;
 
 	put32(req, WIRE_MAGIC);
@@ -133,16 +157,11 @@ static int run_client(const char *addr, const char *port, uint16_t version)
 static int run_server(const char *addr, const char *port, uint16_t version)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_addrinfo *ai = resolve(addr, port, 1);
 	uint8_t rej[8];
 	struct rdma_cm_event *ev;
-	struct rdma_cm_id *id;
 
-	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(id, ai->ai_src_addr) || rdma_listen(id, 4))
-		return perror("listen"), 3;
-	printf("listening\n");
-	fflush(stdout);
+	if (listen_on(ch, addr, port))
+		return 3;
 	ev = wait_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	put32(rej, WIRE_MAGIC);
 	put16(rej + 4, version);
@@ -159,26 +178,18 @@ static int run_server(const char *addr, const char *port, uint16_t version)
 static int run_noreads(const char *addr, const char *port)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_addrinfo *ai = resolve(addr, port, 1);
-	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
 	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7,
 				      .responder_resources = 0,
 				      .initiator_depth = 0 };
 	struct rdma_cm_event *ev;
-	struct rdma_cm_id *id, *conn;
+	struct rdma_cm_id *conn;
 
-	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(id, ai->ai_src_addr) || rdma_listen(id, 4))
-		return perror("listen"), 3;
-	printf("listening\n");
+	if (listen_on(ch, addr, port))
+		return 3;
 	ev = wait_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	conn = ev->id;
 	rdma_ack_cm_event(ev);
-	if (rdma_create_qp(conn, NULL, &qpa))
+	if (create_qp(conn))
 		return perror("rdma_create_qp"), 3;
 	if (rdma_accept(conn, &cp))
 		return perror("rdma_accept"), 3;

@@ -71,6 +71,8 @@ A_MIB=$((SET_MIB * 2 / 3))
 LAB_MEM_SERVER=${LAB_MEM_SERVER:-1536}
 export LAB_MEM_CLIENT LAB_MEM_SERVER
 LOAD=$REPO/selftests/bin/rmem_swapload
+# PSWPOUT: a guest command printing the pages swapped out since boot
+PSWPOUT="awk '/^pswpout/ {print \$2}' /proc/vmstat"
 
 lab_start two || exit 1
 S=$LAB_SERVER C=$LAB_CLIENT A=$LAB_SERVER_ADDR
@@ -157,7 +159,7 @@ if [ "$LAB_FAILS" != "$fails" ]; then
 	rxe_counters "at A's failure" "$S"
 fi
 check "swap was used: at least the set went out to rmem0" vm "$C" \
-	"[ \$(awk '/^pswpout/ {print \$2}' /proc/vmstat) -ge $((A_MIB * 256)) ]"
+	"[ \$($PSWPOUT) -ge $((A_MIB * 256)) ]"
 check "swapoff brings every page back, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
 rxe_counters "after A" "$C"
 rxe_counters "after A" "$S"
@@ -168,11 +170,11 @@ fi
 echo "# B: two queue pairs; the server's link drops for 6 s during the workload"
 check "attach qps 2, swapon" vm -t 120 "$C" \
 	"$R dev add peer $A size $((SET_MIB + 128))M qps 2 loss-timeout 30s $DEV_OPTS > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0"
-b0=$(vm "$C" "awk '/^pswpout/ {print \$2}' /proc/vmstat")
+b0=$(vm "$C" "$PSWPOUT")
 [[ $b0 =~ ^[0-9]+$ ]] || b0=0
 vm "$C" "rm -f /tmp/load.rc; ($RUNIN$LOAD -s 4 -p 1 $SET_MIB > /tmp/load.out 2>&1; echo \$? > /tmp/load.rc.new; mv /tmp/load.rc.new /tmp/load.rc) > /dev/null 2>&1 &"
-# cut once the workload swaps hard (pswpout counts since boot: A's too)
-vm -t 300 "$C" "p0=\$(awk '/^pswpout/ {print \$2}' /proc/vmstat); for i in \$(seq 600); do [ \$(awk '/^pswpout/ {print \$2}' /proc/vmstat) -gt \$((p0 + 50000)) ] && exit 0; sleep 0.5; done; exit 1" ||
+# cut once the workload swaps hard: 50000 pages out since it started
+vm -t 300 "$C" "for i in \$(seq 600); do [ \$($PSWPOUT) -gt $((b0 + 50000)) ] && exit 0; sleep 0.5; done; exit 1" ||
 	echo "# (the workload did not reach 50000 more swapped-out pages; cutting anyway)"
 check "the workload is still running when the link goes" vm "$C" "[ ! -e /tmp/load.rc ]"
 check "server link down" lab_link "$S" off
@@ -184,7 +186,7 @@ check "the workload completes, every page intact" vm -t 1200 "$C" \
 	"for i in \$(seq 2400); do [ -e /tmp/load.rc ] && break; if grep -qx dead /sys/block/rmem0/rmem/state; then echo 'the device went dead:'; dmesg | grep -E 'rmem|server' | tail -n 15; exit 1; fi; sleep 0.5; done; [ \"\$(cat /tmp/load.rc)\" = 0 ]"
 vm "$C" "cat /tmp/load.out" | sed 's/^/# B: /'
 check "swap was used: at least half the set went out to rmem0" vm "$C" \
-	"n=\$(( \$(awk '/^pswpout/ {print \$2}' /proc/vmstat) - $b0 )); echo \"# B: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((SET_MIB * 128)) ]"
+	"n=\$(( \$($PSWPOUT) - $b0 )); echo \"# B: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((SET_MIB * 128)) ]"
 expect_eq "the device reconnected and is live" "live" json "$C" "j[0]['state']" dev show
 check "at least one reconnect" test "$(json "$C" "j[0]['reconnects']" dev show)" -ge 1
 check "swapoff, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
