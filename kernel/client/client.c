@@ -236,6 +236,14 @@ static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
  * @extack: error reporting
  * @reply: if not NULL, the new device is described into it
  *
+ * The connect and the disk's partition scan wait for the server, for up
+ * to a minute (READY): they run without rmem_devs_lock, so that a slow or
+ * silent server holds up no other device command and no RDMA device
+ * removal.  The device's name is taken (rmem_ida) from the start; it is
+ * on the device list, and so seen by commands and by the RDMA device
+ * removal callback, only once its disk is registered.  An RDMA device
+ * removed meanwhile ends the attach through its queue pairs' events.
+ *
  * Return: 0 or a negative errno, with an extack message.
  */
 int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
@@ -245,13 +253,10 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	bool lost;
 	int ret;
 
-	mutex_lock(&rmem_devs_lock);
 	*bad_attr = RMEM_A_DEV_NAME;
 	dev = rmem_dev_alloc(cfg, extack);
-	if (IS_ERR(dev)) {
-		ret = PTR_ERR(dev);
-		goto out_unlock;
-	}
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
 	ret = rmem_sess_connect(dev->sess, bad_attr, extack);
 	if (ret)
 		goto out_free_dev;
@@ -264,10 +269,11 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	 * Reconnects (and I/O held for them) only from here: a loss while
 	 * device_add_disk() scanned for partitions made the device dead and
 	 * failed the scan's reads, and the attach fails, rather than hold
-	 * rmem_devs_lock for a loss timeout.  A loss queued but not yet
-	 * handled is taken back and fails the attach too; one being handled
-	 * is waited for (dead, or reconnecting as after any attach).
+	 * the attach for a loss timeout.  A loss queued but not yet handled
+	 * is taken back and fails the attach too; one being handled is
+	 * waited for (dead, or reconnecting as after any attach).
 	 */
+	mutex_lock(&rmem_devs_lock);
 	WRITE_ONCE(dev->registered, true);
 	lost = cancel_work_sync(&dev->sess->fail_work);
 	list_add_tail(&dev->node, &rmem_devs);
@@ -276,8 +282,8 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 			       "lost the connection to the server while adding the disk");
 		/* the server holds the session for a reconnect: release it */
 		rmem_dev_destroy(dev, true, true);
-		ret = -ECONNRESET;
-		goto out_unlock;
+		mutex_unlock(&rmem_devs_lock);
+		return -ECONNRESET;
 	}
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks, %s\n",
 		dev->name, dev->cfg.size >> 20, &dev->sess->peer,
@@ -296,8 +302,6 @@ out_free_dev:
 	/* if READY came, the server holds the session for a reconnect */
 	rmem_sess_leave(dev->sess);
 	rmem_dev_free(dev);
-out_unlock:
-	mutex_unlock(&rmem_devs_lock);
 	return ret;
 }
 

@@ -309,7 +309,11 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 	}
 }
 
-/* One attempt: queue pair 0 with RECONNECT, READY, then the others. */
+/*
+ * One attempt: queue pair 0 with RECONNECT, READY, then the others.
+ * Return: 0, -ESHUTDOWN if the session stopped reconnecting meanwhile, or
+ * the error of the step that failed.
+ */
 static int rmem_sess_reconnect_once(struct rmem_sess *sess)
 {
 	unsigned int i;
@@ -319,6 +323,12 @@ static int rmem_sess_reconnect_once(struct rmem_sess *sess)
 	for (i = 0; i < sess->dev->nr_queues; i++) {
 		struct rmem_queue *queue = &sess->queues[i];
 
+		/*
+		 * Dead (the deadline's grace ran out) or being deleted: no
+		 * use in joining more, and a dev del waits for this attempt.
+		 */
+		if (READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING)
+			return -ESHUTDOWN;
 		queue->closing = false;
 		ret = rmem_queue_connect(queue, NULL);
 		if (ret)
@@ -364,19 +374,21 @@ static const char *rmem_reconnect_fatal(int err)
 }
 
 /*
- * An attempt that succeeded after the device went dead (the deadline's
+ * An attempt that got READY after the device went dead (the deadline's
  * grace ran out while its queue pairs joined) or while it is being
- * deleted: the server has the session back, live, and would hold its
- * memory until the device is deleted, then for its hold time.  The server
- * was just reachable: tell it the session is over (rmem_dev_destroy()
- * sends no LEAVE for a device that was not live).
+ * deleted, and then succeeded or stopped joining: the server has the
+ * session back, live, and would hold its memory until the device is
+ * deleted, then for its hold time.  The server was just reachable: tell
+ * it the session is over (rmem_dev_destroy() sends no LEAVE for a device
+ * that was not live).
  */
 static void rmem_sess_reconnected_late(struct rmem_sess *sess)
 {
 	struct rmem_dev *dev = sess->dev;
 	unsigned int noio;
 
-	pr_info("%s: reconnected while %s: ending the session\n", dev->name,
+	pr_info("%s: the server took the session back while the device was %s: ending the session\n",
+		dev->name,
 		READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD ? "dead" :
 		"being deleted");
 	/* other devices' held I/O may wait for this work queue */
@@ -456,9 +468,17 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		rmem_dev_announce(dev);
 		return;
 	}
+	if (ret == -ESHUTDOWN && READ_ONCE(sess->attempt_ready)) {
+		WRITE_ONCE(sess->attempt_ready, false);
+		rmem_sess_reconnected_late(sess);
+		return;
+	}
 	WRITE_ONCE(sess->attempt_ready, false);
 	rmem_sess_destroy_queues(sess);
 	rmem_dev_drop_removed_ib(dev);
+	/* dead or being deleted before READY: nothing to undo or retry */
+	if (ret == -ESHUTDOWN)
+		return;
 	/* where reconnects spend their time, for a loss that outlasts them */
 	pr_info("%s: reconnect attempt %u failed after %u ms: %d\n", dev->name,
 		sess->attempts, jiffies_to_msecs(jiffies - t0), ret);

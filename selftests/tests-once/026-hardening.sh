@@ -23,7 +23,12 @@
 #     only dirty memory can serve waits for its zeroing: no server can
 #     hand out memory faster than it clears it.)
 #  D. 300 sessions on one server: server show lists all of them (they
-#     take several netlink messages), dev show lists 300 devices.
+#     take several netlink messages), dev show lists 300 devices;
+#  E. a slow attach (the server's READY held 20 s by fault_ready_delay_ms)
+#     holds up no other device command: dev show answers, another attach
+#     and detach go through, the slow one's name is taken, and it then
+#     completes (the attach used to hold the device list's lock while it
+#     waited for the server).
 source "$(dirname "$0")/../lib.sh"
 
 LAB_MEM=${LAB_MEM_HOST:-2560}
@@ -142,5 +147,29 @@ expect_eq "dev show -j lists $N devices" "$N" json "$H" "len(j)" dev show
 check "$N detaches" vm -t $((900 * LAB_SLOW)) "$H" \
 	"for d in \$(ls /sys/block | grep '^rmem'); do $R dev del \$d || exit 1; done"
 expect_eq "no client left" "0 0" json "$H" "len(j[0]['clients']), j[0]['used']" server show
+
+echo "# E: a slow attach holds up no other device command"
+# below the client's 60 s READY timeout on the debug kernel too
+DELAY=$((LAB_SLOW > 1 ? 45000 : 20000))
+check "READY delayed by $DELAY ms" vm "$H" "echo $DELAY > $P/fault_ready_delay_ms"
+vm "$H" "rm -f /tmp/slow.rc; ($R dev add peer $A size 1M name rmem7 > /tmp/slow.out 2>&1; echo \$? > /tmp/slow.rc.new; mv /tmp/slow.rc.new /tmp/slow.rc) > /dev/null 2>&1 &"
+# the server took the memory and waits before READY
+for i in $(seq 100); do
+	u=$(json "$H" "j[0]['used']" server show)
+	[[ $u =~ ^[0-9]+$ ]] && [ "$u" -gt 0 ] && break
+	sleep 0.2
+done
+check "the slow attach waits for READY (server memory in use: $u)" test "${u:-0}" -gt 0
+check "READY at once for the next sessions" vm "$H" "echo 0 > $P/fault_ready_delay_ms"
+T=$(lab_exec -t 60 "$H" "t0=\$(date +%s%N); $R dev show > /dev/null && echo \$(( (\$(date +%s%N) - t0) / 1000000 ))")
+check "dev show answers meanwhile (${T} ms)" test "${T:-99999}" -lt $((DELAY / 4))
+expect_err "the slow attach's name is taken" "a device with this name exists" "$H" \
+	"$R dev add peer $A size 1M name rmem7"
+check "another attach and detach meanwhile" vm -t 60 "$H" \
+	"$R dev add peer $A size 1M name rmem8 > /dev/null && $R dev del rmem8"
+check "the slow attach was waiting all along" vm "$H" "[ ! -e /tmp/slow.rc ]"
+check "then it completes" vm -t 120 "$H" \
+	"for i in \$(seq 500); do [ -e /tmp/slow.rc ] && break; sleep 0.2; done; cat /tmp/slow.out; [ \"\$(cat /tmp/slow.rc)\" = 0 ] && [ -e /sys/block/rmem7 ]"
+check "detach it" vm -t 60 "$H" "$R dev del rmem7"
 check "server del, unload" vm -t 60 "$H" "$R server del s1 && rmmod rmem"
 test_done

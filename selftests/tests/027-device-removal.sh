@@ -10,6 +10,11 @@
 #     state); the device reconnects; when the link is added again (a new
 #     RDMA device) it reconnects over that one and fio finishes with every
 #     block verified;
+#  A2. on the client, while an attach waits for the server's READY (held
+#     20 s by the server's fault_ready_delay_ms): rdma link del returns
+#     within seconds (the attach, which the removal callback cannot see,
+#     lets go of the device when its queue pair is told), the attach fails
+#     with a message, and the device of part A reconnects as in A;
 #  B. on the server, with a client attached and reading: rdma link del
 #     returns within seconds and removes the server; the client finds no
 #     server any more and goes dead (I/O fails, no hang);
@@ -54,6 +59,32 @@ check "live again, over the new device" wait_state "$C" rmem0 live 60
 check "fio finished: no error, every block verified" vm -t 600 "$C" \
 	"while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=|WRITE:|READ:' /tmp/fio.out; [ \$(cat /tmp/fio.rc) = 0 ] && grep -q 'READ: .*io=32.0MiB' /tmp/fio.out"
 check "the kernel log names the removal" vm "$C" "dmesg | grep -q 'RDMA device rxe0 is being removed'"
+
+echo "# A2: the client's RDMA device goes away during an attach"
+P=/sys/module/rmem/parameters
+# below the client's 60 s READY timeout on the debug kernel too
+DELAY=$((LAB_SLOW > 1 ? 45000 : 20000))
+u0=$(json "$S" "j[0]['used']" server show)
+check "server: READY delayed by $DELAY ms" vm "$S" "echo $DELAY > $P/fault_ready_delay_ms"
+vm "$C" "rm -f /tmp/add.rc; ($R dev add peer $A size 8M > /tmp/add.out 2>&1; echo \$? > /tmp/add.rc.new; mv /tmp/add.rc.new /tmp/add.rc) > /dev/null 2>&1 &"
+# the server took the memory and waits before READY
+for i in $(seq 100); do
+	u=$(json "$S" "j[0]['used']" server show)
+	[[ $u =~ ^[0-9]+$ ]] && [ "$u" -gt "${u0:-0}" ] && break
+	sleep 0.2
+done
+check "the attach waits for READY (server memory in use: $u0, then $u)" test "${u:-0}" -gt "${u0:-0}"
+check "it is still waiting" vm "$C" "[ ! -e /tmp/add.rc ]"
+T=$(link_del "$C") && echo "# ok: client rdma link del returned after $T ms" ||
+	{ echo "# FAIL: client rdma link del: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "within half the READY delay" test "${T:-99999}" -lt $((DELAY / 2))
+check "the attach failed with a message, at once" vm -t 30 "$C" \
+	"for i in \$(seq 50); do [ -e /tmp/add.rc ] && break; sleep 0.2; done; cat /tmp/add.out; [ \"\$(cat /tmp/add.rc)\" != 0 ] && grep -q 'connection failed during session setup' /tmp/add.out"
+expect_eq "no second device" "rmem0" vm "$C" "ls /sys/block | grep rmem"
+check "no task in D state" no_d_state "$C"
+vm "$S" "echo 0 > $P/fault_ready_delay_ms"
+check "a new RDMA device on the same link" link_add "$C"
+check "rmem0 live again" wait_state "$C" rmem0 live 60
 
 echo "# B: the server's RDMA device goes away"
 check "a fresh device with loss-timeout 10s" vm -t 120 "$C" \
