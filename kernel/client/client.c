@@ -271,12 +271,23 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	 * failed the scan's reads, and the attach fails, rather than hold
 	 * the attach for a loss timeout.  A loss queued but not yet handled
 	 * is taken back and fails the attach too; one being handled is
-	 * waited for (dead, or reconnecting as after any attach).
+	 * waited for (dead, or reconnecting as after any attach).  So does
+	 * the removal of the RDMA device before this point: its callback,
+	 * which clears the device's client data before it takes
+	 * rmem_devs_lock, did not see this device, and a dead device would
+	 * keep its ids, and the removal waiting for them, until dev del.
 	 */
 	mutex_lock(&rmem_devs_lock);
 	WRITE_ONCE(dev->registered, true);
 	lost = cancel_work_sync(&dev->sess->fail_work);
 	list_add_tail(&dev->node, &rmem_devs);
+	if (!rmem_client_ibdev_usable(dev->ibdev)) {
+		NL_SET_ERR_MSG(extack,
+			       "the RDMA device went away while adding the disk");
+		rmem_dev_destroy(dev, true, true);
+		mutex_unlock(&rmem_devs_lock);
+		return -ENODEV;
+	}
 	if (lost || rmem_dev_state(dev) == RMEM_DEV_STATE_DEAD) {
 		NL_SET_ERR_MSG(extack,
 			       "lost the connection to the server while adding the disk");
@@ -299,6 +310,9 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 
 out_free_dev:
 	WRITE_ONCE(dev->sess->state, RMEM_DEV_STATE_DEAD);
+	/* the ids first: the removal of their RDMA device may wait for them */
+	rmem_sess_recovery_stop(dev->sess);
+	rmem_sess_destroy_queues(dev->sess);
 	/* if READY came, the server holds the session for a reconnect */
 	rmem_sess_leave(dev->sess);
 	rmem_dev_free(dev);

@@ -517,20 +517,22 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		 * bound to it since (address resolution) belongs to a connect
 		 * under way, which ends now and destroys it.
 		 */
+		/*
+		 * A queue pair of an attach still setting up its session,
+		 * which the removal callback cannot see (the device is listed
+		 * only once registered): into the error state, connected or
+		 * not (a peer's disconnect leaves it as it was), so that the
+		 * setup's waits for READY and the chunk table end with a
+		 * flush now, not at their timeouts, and the attach lets go
+		 * of this id.
+		 */
+		if (id->qp &&
+		    READ_ONCE(queue->sess->state) == RMEM_DEV_STATE_CONNECTING)
+			rdma_disconnect(id);
 		if (!READ_ONCE(queue->connected)) {
 			rmem_queue_cm_fail(queue, -ENODEV, RMEM_CM_DEV_REMOVED);
 			break;
 		}
-		/*
-		 * A connected queue pair of an attach still setting up its
-		 * session, which the removal callback cannot see (the device
-		 * is listed only once registered): into the error state, so
-		 * that the setup's waits for READY and the chunk table end
-		 * with a flush now, not at their timeouts, and the attach
-		 * lets go of this id.
-		 */
-		if (READ_ONCE(queue->sess->state) == RMEM_DEV_STATE_CONNECTING)
-			rdma_disconnect(id);
 		fallthrough;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:

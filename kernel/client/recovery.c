@@ -410,6 +410,7 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 	const char *why;
 	unsigned long delay, t0;
 	unsigned int noio, noreclaim;
+	bool dead;
 	int ret;
 
 	if (READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING)
@@ -468,7 +469,13 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		rmem_dev_announce(dev);
 		return;
 	}
-	if (ret == -ESHUTDOWN && READ_ONCE(sess->attempt_ready)) {
+	/*
+	 * Dead or being deleted meanwhile (-ESHUTDOWN, or the step that
+	 * failed came after that): nothing to retry, and after READY the
+	 * server holds the session live again.
+	 */
+	dead = READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING;
+	if (dead && READ_ONCE(sess->attempt_ready)) {
 		WRITE_ONCE(sess->attempt_ready, false);
 		rmem_sess_reconnected_late(sess);
 		return;
@@ -476,8 +483,7 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 	WRITE_ONCE(sess->attempt_ready, false);
 	rmem_sess_destroy_queues(sess);
 	rmem_dev_drop_removed_ib(dev);
-	/* dead or being deleted before READY: nothing to undo or retry */
-	if (ret == -ESHUTDOWN)
+	if (dead)
 		return;
 	/* where reconnects spend their time, for a loss that outlasts them */
 	pr_info("%s: reconnect attempt %u failed after %u ms: %d\n", dev->name,
