@@ -276,10 +276,10 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	 * which clears the device's client data before it takes
 	 * rmem_devs_lock, did not see this device, and a dead device would
 	 * keep its ids, and the removal waiting for them, until dev del.
+	 * That check comes before registered is set: until then no loss
+	 * queues a reconnect, whose teardown could let go of dev->ibdev.
 	 */
 	mutex_lock(&rmem_devs_lock);
-	WRITE_ONCE(dev->registered, true);
-	lost = cancel_work_sync(&dev->sess->fail_work);
 	list_add_tail(&dev->node, &rmem_devs);
 	if (!rmem_client_ibdev_usable(dev->ibdev)) {
 		NL_SET_ERR_MSG(extack,
@@ -288,6 +288,8 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		mutex_unlock(&rmem_devs_lock);
 		return -ENODEV;
 	}
+	WRITE_ONCE(dev->registered, true);
+	lost = cancel_work_sync(&dev->sess->fail_work);
 	if (lost || rmem_dev_state(dev) == RMEM_DEV_STATE_DEAD) {
 		NL_SET_ERR_MSG(extack,
 			       "lost the connection to the server while adding the disk");
@@ -310,9 +312,13 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 
 out_free_dev:
 	WRITE_ONCE(dev->sess->state, RMEM_DEV_STATE_DEAD);
-	/* the ids first: the removal of their RDMA device may wait for them */
+	/*
+	 * The ids and the RDMA device first: its removal may wait for them
+	 * (LEAVE needs neither: no queue pair, signed by the CPU).
+	 */
 	rmem_sess_recovery_stop(dev->sess);
 	rmem_sess_destroy_queues(dev->sess);
+	rmem_dev_release_ib(dev);
 	/* if READY came, the server holds the session for a reconnect */
 	rmem_sess_leave(dev->sess);
 	rmem_dev_free(dev);

@@ -512,12 +512,6 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/*
-		 * rdma_cm waits until this id is destroyed.  rmem's own
-		 * removal callback came first and let go of the device; an id
-		 * bound to it since (address resolution) belongs to a connect
-		 * under way, which ends now and destroys it.
-		 */
-		/*
 		 * A queue pair of an attach still setting up its session,
 		 * which the removal callback cannot see (the device is listed
 		 * only once registered): into the error state, connected or
@@ -529,6 +523,12 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		if (id->qp &&
 		    READ_ONCE(queue->sess->state) == RMEM_DEV_STATE_CONNECTING)
 			rdma_disconnect(id);
+		/*
+		 * rdma_cm waits until this id is destroyed.  rmem's own
+		 * removal callback came first and let go of the device; an id
+		 * bound to it since (address resolution) belongs to a connect
+		 * under way, which ends now and destroys it.
+		 */
 		if (!READ_ONCE(queue->connected)) {
 			rmem_queue_cm_fail(queue, -ENODEV, RMEM_CM_DEV_REMOVED);
 			break;
