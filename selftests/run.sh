@@ -113,8 +113,11 @@ run_group()
 		# kernel log line, a VM gone or not ready)
 		case $rc in 0 | 4) ;; *)
 			{ echo "exit status $rc after ${dt}s"
-			  grep -a -h -E "FAIL|^# lab: .*(bad kernel log|kmemleak|did not finish|not ready|QEMU exited|EMULATOR FAULT)" "$out" |
+			  grep -a -h -E "FAIL|^# lab: .*(bad kernel log|kmemleak|did not finish|not ready|QEMU exited|EMULATOR FAULT|died of a fault)" "$out" |
 				head -n 8 || true
+			  # the first evidence lines the lab printed (a kernel
+			  # log's bad lines, a dying process's registers)
+			  grep -a -h '^# | ' "$out" | head -n 24 || true
 			} | sed "s/^[# ]*/# recap: $label $name: /" >> "$recap" ;;
 		esac
 	done
@@ -164,9 +167,10 @@ if [ ${#per_kernel[@]} -gt 0 ]; then
 	for k in "${kernels[@]}"; do
 		g=$((g + 1))
 		echo "# kernel $k: ${#per_kernel[@]} tests"
-		# LAB_KERNELS: the run's kernels, newest first (a test that
-		# does part of its work on the newest only reads it)
-		if LAB_KERNEL=$k LAB_KERNELS="${kernels[*]}" run_group "    " "$k" "${per_kernel[@]}"; then
+		# LAB_KERNELS: the run's kernels, newest first; LAB_NEWEST:
+		# the first (a test that does part of its work on the newest
+		# only compares it with its LAB_KVER)
+		if LAB_KERNEL=$k LAB_KERNELS="${kernels[*]}" LAB_NEWEST=${kernels[0]} run_group "    " "$k" "${per_kernel[@]}"; then
 			echo "ok $g $k"
 		else
 			echo "not ok $g $k"

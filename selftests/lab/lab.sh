@@ -38,6 +38,9 @@ LAB_PREFIX=24
 # pointer in a kworker prints on a non-debug kernel (general protection
 # fault, invalid opcode, a bare Call Trace:), UBSAN and RCU stall reports.
 LAB_BAD_RE='(^|[^_A-Za-z])BUG[: ]|WARNING:|Oops|KASAN|Kernel panic|list_(add|del) corruption|hung task|blocked for more than|refcount_t|general protection fault|invalid opcode|UBSAN:|rcu: INFO|Call Trace:'
+# A user-space process's fatal fault as the kernel logs it (a bad kernel
+# log line only through its register dump's Call Trace).
+LAB_USER_FAULT_RE='segfault at [0-9a-f]+|traps: .* general protection fault|potentially unexpected fatal signal'
 # LAB_KNOWN_WARN_RE: WARNING sites of known defects outside rmem that a
 # test may hit; such a block (WARNING line to "end trace") is reported but
 # does not fail the test.  One by default: Soft-RoCE's completer.  rxe
@@ -452,6 +455,13 @@ lab_scan_logs()
 				lab_log "$name: bad kernel log lines in ${f#"$LAB_RUN"/}:"
 				lab_known_warn "$f" | grep -aE -A3 "$LAB_BAD_RE" | head -n 40 | sed 's/^/# | /'
 				bad=1
+			fi
+			# a process killed by a signal (print-fatal-signals): its
+			# fault and registers, which tell corrupted memory (a
+			# register holds a page's pattern) from corrupted CPU state
+			if grep -aEq "$LAB_USER_FAULT_RE" "$f"; then
+				lab_log "$name: a process died of a fault (${f#"$LAB_RUN"/}):"
+				grep -aE -A14 "$LAB_USER_FAULT_RE" "$f" | head -n 32 | sed 's/^/# | /'
 			fi
 			# the marker run.sh looks for (a test fails all the same)
 			if ef=$(lab_emulator_fault "$f"); then
