@@ -225,14 +225,13 @@ for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
                       f" than {t} {job} ({x}): the raw reference is not trustworthy here")
 
     rr = {x["job"]: x for x in out["ratios"] if x["topology"] == topo}
-    add_target(topo, "randread QD1 mean <= 1.25x ib_read_lat", rr["lat-randread"]["best/raw"], lambda x: x <= 1.25)
-    add_target(topo, "randread QD1 mean <= 0.3x nvme-rdma", rr["lat-randread"]["best/nvme-rdma"], lambda x: x <= 0.3)
-    add_target(topo, "randread QD32 IOPS >= 3x nvme-rdma", rr["iops-randread"]["best/nvme-rdma"], lambda x: x >= 3)
-    add_target(topo, "randwrite QD32 IOPS >= 3x nvme-rdma", rr["iops-randwrite"]["best/nvme-rdma"], lambda x: x >= 3)
-    add_target(topo, "1 MiB read bw >= 1.5x nvme-rdma", rr["bw-read"]["best/nvme-rdma"], lambda x: x >= 1.5)
-    add_target(topo, "1 MiB write bw >= 1.5x nvme-rdma", rr["bw-write"]["best/nvme-rdma"], lambda x: x >= 1.5)
-    add_target(topo, "IOPS 2 QPs >= 1.6x 1 QP", ratio(q[2], q[1]), lambda x: x >= 1.6)
-    # issue 18's: raw verbs on one VM, nvme-rdma across two
+    # issue 18's targets: raw verbs on one VM, nvme-rdma across two (the
+    # first benchmark's, 3x nvme-rdma and the like, are in
+    # performance.rst's run of 21 November; the QP sweep is above)
+    mem = get(topo, "rmem", "device-memory")
+    if mem:
+        print(f"  memory per device (dev show): {mem['memory'] / 2**20:.1f} MiB for"
+              f" {mem['qps']} queue pairs of depth {mem['queue_depth']}")
     if topo == "one":
         for job in JOBS:
             if job.startswith("lat"):
