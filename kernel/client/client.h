@@ -260,6 +260,8 @@ struct rmem_remote_chunk {
  * @attempt_ready: the reconnect attempt under way got READY: the
  *	deadline lets it finish
  * @deadline_defers: times the deadline waited for such an attempt
+ * @stage: what the reconnect is doing, for the loss deadline's message
+ *	(a static string)
  * @abort_work: flushes the queue pairs of a dead or deleted device
  * @qlock: serialises tearing queue pairs down (destroy, abort, disconnect)
  * @lost_at: jiffies when the connection was lost
@@ -311,6 +313,7 @@ struct rmem_sess {
 	bool torn_down;
 	bool attempt_ready;
 	unsigned int deadline_defers;
+	const char *stage;
 	struct work_struct abort_work;
 	struct mutex qlock;	/* queue pair teardown */
 	unsigned long lost_at;

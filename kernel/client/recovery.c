@@ -31,6 +31,22 @@
 #define RMEM_DEADLINE_GRACE	(10 * HZ)
 
 /*
+ * Where a reconnect spends its time (sess->stage), for the loss deadline's
+ * message: a device that dies with no attempt made says what held it up.
+ */
+#define RMEM_STAGE_QUEUED	"the reconnect work had not started"
+#define RMEM_STAGE_BARRIER	"the reconnect work was waiting for request submission to stop"
+#define RMEM_STAGE_KA		"the reconnect work was stopping the connection probe"
+#define RMEM_STAGE_TEARDOWN	"the reconnect work was tearing the lost queue pairs down"
+#define RMEM_STAGE_ATTEMPT	"an attempt was connecting"
+#define RMEM_STAGE_BACKOFF	"the next attempt was waiting its turn"
+
+static void rmem_sess_stage(struct rmem_sess *sess, const char *stage)
+{
+	WRITE_ONCE(sess->stage, stage);
+}
+
+/*
  * The barrier after the device stopped being live: every ->queue_rq()
  * from here on sees that and leaves the queue pairs alone.  Requests the
  * block layer left in a batch, unposted, go back to wait (wr.c).  The
@@ -107,6 +123,7 @@ static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 		sess->lost_at = jiffies;
 		sess->attempts = 0;
 		sess->deadline_defers = 0;
+		rmem_sess_stage(sess, RMEM_STAGE_QUEUED);
 		pr_warn("%s: lost the connection to %pISpc; reconnecting, I/O waits up to %u ms\n",
 			dev->name, &sess->peer, dev->cfg.loss_timeout_ms);
 		mod_delayed_work(rmem_wq, &sess->deadline_work,
@@ -304,6 +321,7 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 		rmem_dev_release_ib(dev);
 	if (state == RMEM_DEV_STATE_RECONNECTING) {
 		sess->torn_down = true;
+		rmem_sess_stage(sess, RMEM_STAGE_BACKOFF);
 		queue_delayed_work(rmem_wq, &sess->reconnect_work,
 				   RMEM_RECONNECT_MIN);
 	}
@@ -422,12 +440,16 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		 * The queue is not left quiesced: held requests cycle through
 		 * ->queue_rq() (BLK_STS_RESOURCE) and failfast ones fail.
 		 */
+		rmem_sess_stage(sess, RMEM_STAGE_BARRIER);
 		rmem_dev_queue_barrier(dev);
+		rmem_sess_stage(sess, RMEM_STAGE_KA);
 		cancel_delayed_work_sync(&sess->ka_work);
+		rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
 		rmem_sess_destroy_queues(sess);
 		rmem_dev_drop_removed_ib(dev);
 		sess->torn_down = true;
 	}
+	rmem_sess_stage(sess, RMEM_STAGE_ATTEMPT);
 	sess->attempts++;
 	trace_rmem_reconnect(dev->name, sess->attempts,
 			     jiffies_to_msecs(jiffies - sess->lost_at));
@@ -498,6 +520,7 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 			min_t(unsigned long, RMEM_RECONNECT_MAX,
 			      RMEM_RECONNECT_MIN << min(sess->attempts - 1, 5U));
 		delay = min(delay, deadline - jiffies);
+		rmem_sess_stage(sess, RMEM_STAGE_BACKOFF);
 		queue_delayed_work(rmem_wq, &sess->reconnect_work, delay);
 		return;
 	}
@@ -538,8 +561,13 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	if (cmpxchg(&sess->state, RMEM_DEV_STATE_RECONNECTING,
 		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
 		return;
-	pr_err("%s: no reconnect within the loss timeout (%u attempts); the device is dead, I/O fails\n",
-	       dev->name, sess->attempts);
+	/*
+	 * With no attempt made, say what held the reconnect up: in the lab,
+	 * a guest stalled under memory pressure (timers late by seconds)
+	 * kept the first one in the queue barrier.
+	 */
+	pr_err("%s: no reconnect within the loss timeout (%u attempts; %s); the device is dead, I/O fails\n",
+	       dev->name, sess->attempts, READ_ONCE(sess->stage));
 	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
 }

@@ -21,6 +21,16 @@
 #
 # Throughout: no hung task, no page allocation failure, no OOM kill, no
 # I/O error in the client's kernel log (besides the lab's BUG/WARNING scan).
+#
+# Loss timeout 120 s, not swap.rst's 30 s: under this pressure the TCG
+# guest stalls as a whole for seconds (28 November, 6.1: a 1 s probe timer
+# ran 8.8 s late and the reconnect's queue barrier, one RCU grace period,
+# took 8 s; CI's 6.12 client reported a CPU "stuck for 22s" in the page
+# allocator), and stalls make false losses too (about one a round).  CI's
+# 6.1 run once went dead after 30 s with no attempt made; since then a
+# dead device's message says what held its reconnect up.  The losses here
+# must end in a reconnect, every page intact; the timeout only bounds how
+# long a lab guest may stand still.
 # The first version of this test found a deadlock: a reconnect under
 # pressure waited for rdma_cm's handler, which was reclaiming memory by
 # swapping out to the very device that was reconnecting.
@@ -157,7 +167,7 @@ newest=${LAB_NEWEST:-$LAB_KVER}
 if [ -n "$RMEM_LAB_KERNEL" ] || [ "$newest" = "$LAB_KVER" ]; then
 echo "# A: one queue pair, write, check and rewrite, check (on $LAB_KVER, the run's newest kernel)"
 check "attach qps 1, mkswap, swapon" vm -t 120 "$C" \
-	"$R dev add peer $A size $((SET_MIB + 128))M qps 1 loss-timeout 30s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0 && grep -q rmem0 /proc/swaps"
+	"$R dev add peer $A size $((SET_MIB + 128))M qps 1 loss-timeout 120s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0 && grep -q rmem0 /proc/swaps"
 fails=$LAB_FAILS
 check "${A_MIB} MiB working set written, checked and rewritten, checked: every page intact" \
 	swapload "A" -p 2 "$A_MIB"
@@ -178,7 +188,7 @@ fi
 
 echo "# B: two queue pairs; the server's link drops for 6 s during the workload"
 check "attach qps 2, swapon" vm -t 120 "$C" \
-	"$R dev add peer $A size $((SET_MIB + 128))M qps 2 loss-timeout 30s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0"
+	"$R dev add peer $A size $((SET_MIB + 128))M qps 2 loss-timeout 120s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0"
 b0=$(vm "$C" "$PSWPOUT")
 [[ $b0 =~ ^[0-9]+$ ]] || b0=0
 vm "$C" "rm -f /tmp/load.rc; ($RUNIN$LOAD -s 4 -p 1 $SET_MIB > /tmp/load.out 2>&1; echo \$? > /tmp/load.rc.new; mv /tmp/load.rc.new /tmp/load.rc) > /dev/null 2>&1 &"
