@@ -261,7 +261,8 @@ struct rmem_remote_chunk {
  *	deadline lets it finish
  * @deadline_defers: times the deadline waited for such an attempt
  * @stage: what the reconnect is doing, for the loss deadline's message
- *	(a static string)
+ *	(a static string; WRITE_ONCE, read by the deadline work)
+ * @first_attempt_at: jiffies when the first attempt since @lost_at began
  * @abort_work: flushes the queue pairs of a dead or deleted device
  * @qlock: serialises tearing queue pairs down (destroy, abort, disconnect)
  * @lost_at: jiffies when the connection was lost
@@ -314,6 +315,7 @@ struct rmem_sess {
 	bool attempt_ready;
 	unsigned int deadline_defers;
 	const char *stage;
+	unsigned long first_attempt_at;
 	struct work_struct abort_work;
 	struct mutex qlock;	/* queue pair teardown */
 	unsigned long lost_at;

@@ -35,11 +35,11 @@
  * message: a device that dies with no attempt made says what held it up.
  */
 #define RMEM_STAGE_QUEUED	"the reconnect work had not started"
-#define RMEM_STAGE_BARRIER	"the reconnect work was waiting for request submission to stop"
-#define RMEM_STAGE_KA		"the reconnect work was stopping the connection probe"
-#define RMEM_STAGE_TEARDOWN	"the reconnect work was tearing the lost queue pairs down"
+#define RMEM_STAGE_BARRIER	"waiting for request submission to stop"
+#define RMEM_STAGE_KA		"stopping the connection probe"
+#define RMEM_STAGE_TEARDOWN	"tearing queue pairs down"
 #define RMEM_STAGE_ATTEMPT	"an attempt was connecting"
-#define RMEM_STAGE_BACKOFF	"the next attempt was waiting its turn"
+#define RMEM_STAGE_BACKOFF	"waiting for the next attempt"
 
 static void rmem_sess_stage(struct rmem_sess *sess, const char *stage)
 {
@@ -314,8 +314,11 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 		cancel_delayed_work_sync(&sess->reconnect_work);
 		state = READ_ONCE(sess->state);
 	} while (state == RMEM_DEV_STATE_LIVE);
+	rmem_sess_stage(sess, RMEM_STAGE_BARRIER);
 	rmem_dev_queue_barrier(dev);
+	rmem_sess_stage(sess, RMEM_STAGE_KA);
 	cancel_delayed_work_sync(&sess->ka_work);
+	rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
 	rmem_sess_destroy_queues(sess);
 	if (dev->ibdev == ibdev)
 		rmem_dev_release_ib(dev);
@@ -450,7 +453,8 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		sess->torn_down = true;
 	}
 	rmem_sess_stage(sess, RMEM_STAGE_ATTEMPT);
-	sess->attempts++;
+	if (!sess->attempts++)
+		sess->first_attempt_at = jiffies;
 	trace_rmem_reconnect(dev->name, sess->attempts,
 			     jiffies_to_msecs(jiffies - sess->lost_at));
 	/*
@@ -485,9 +489,10 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		rmem_sess_start_ka(sess);
 		rmem_dev_resume_io(dev);
 		rmem_sess_check_queues(sess);
-		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts)\n",
+		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts, the first after %u ms)\n",
 			dev->name, &sess->peer,
-			jiffies_to_msecs(jiffies - sess->lost_at), sess->attempts);
+			jiffies_to_msecs(jiffies - sess->lost_at), sess->attempts,
+			jiffies_to_msecs(sess->first_attempt_at - sess->lost_at));
 		rmem_dev_announce(dev);
 		return;
 	}
@@ -503,6 +508,7 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		return;
 	}
 	WRITE_ONCE(sess->attempt_ready, false);
+	rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
 	rmem_sess_destroy_queues(sess);
 	rmem_dev_drop_removed_ib(dev);
 	if (dead)
@@ -562,9 +568,9 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
 		return;
 	/*
-	 * With no attempt made, say what held the reconnect up: in the lab,
-	 * a guest stalled under memory pressure (timers late by seconds)
-	 * kept the first one in the queue barrier.
+	 * Say where the reconnect was: with no attempt made, what held it up
+	 * (in a lab run that passed, a guest stalled under memory pressure
+	 * kept the queue barrier 8 s).
 	 */
 	pr_err("%s: no reconnect within the loss timeout (%u attempts; %s); the device is dead, I/O fails\n",
 	       dev->name, sess->attempts, READ_ONCE(sess->stage));

@@ -22,18 +22,20 @@
 # Throughout: no hung task, no page allocation failure, no OOM kill, no
 # I/O error in the client's kernel log (besides the lab's BUG/WARNING scan).
 #
-# Loss timeout 120 s, not swap.rst's 30 s: under this pressure the TCG
-# guest stalls as a whole for seconds (28 November, 6.1: a 1 s probe timer
-# ran 8.8 s late and the reconnect's queue barrier, one RCU grace period,
-# took 8 s; CI's 6.12 client reported a CPU "stuck for 22s" in the page
-# allocator), and stalls make false losses too (about one a round).  CI's
-# 6.1 run once went dead after 30 s with no attempt made; since then a
-# dead device's message says what held its reconnect up.  The losses here
-# must end in a reconnect, every page intact; the timeout only bounds how
-# long a lab guest may stand still.
 # The first version of this test found a deadlock: a reconnect under
 # pressure waited for rdma_cm's handler, which was reclaiming memory by
 # swapping out to the very device that was reconnecting.
+#
+# Loss timeout 120 s, not swap.rst's 30 s: under this pressure the TCG
+# guest stalls as a whole for seconds (28 November, 6.1, in a run that
+# passed: a 1 s probe timer ran 8.8 s late and the reconnect's queue
+# barrier, one RCU grace period, took 8 s; CI's 6.12 client reported a
+# CPU "stuck for 22s" in the page allocator), and stalls make false losses
+# too (about one a round).  CI's 6.1 run once went dead after 30 s with no
+# attempt made, unexplained: a dead device's message now names the step
+# its reconnect was in, and every loss and reconnect (with the time to
+# its first attempt) is printed here, so a slow one shows in a run that
+# passes.  The losses must end in a reconnect, every page intact.
 # rmem-timeout: 1200 (about 550 s in the lab; TCG on a busy host is slower;
 # three times that on the debug kernel, where A and B took 1015 and 1430 s
 # on 6.12 on 2026-11-27, every page intact, and 2700 s ran out)
@@ -206,6 +208,8 @@ check "the workload completes, every page intact" vm -t 1200 "$C" \
 vm "$C" "cat /tmp/load.out" | sed 's/^/# B: /'
 check "swap was used: at least half the set went out to rmem0" vm "$C" \
 	"n=\$(( \$($PSWPOUT) - $b0 )); echo \"# B: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((SET_MIB * 128)) ]"
+# every loss and reconnect of the run, with their times
+vm "$C" "dmesg | grep -E 'rmem0: (lost the|reconnected|no reconnect|connection probe|reconnect attempt)'" | sed 's/^/# B: /'
 expect_eq "the device reconnected and is live" "live" json "$C" "j[0]['state']" dev show
 check "at least one reconnect" test "$(json "$C" "j[0]['reconnects']" dev show)" -ge 1
 check "swapoff, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
