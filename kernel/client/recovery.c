@@ -471,6 +471,12 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 	memalloc_noreclaim_restore(noreclaim);
 	memalloc_noio_restore(noio);
 	if (!ret) {
+		/* read now: once live, a new loss resets them */
+		unsigned int took = jiffies_to_msecs(jiffies - sess->lost_at);
+		unsigned int first = jiffies_to_msecs(sess->first_attempt_at -
+						      sess->lost_at);
+		unsigned int attempts = sess->attempts;
+
 		/*
 		 * The deadline goes before the device is live: a loss right
 		 * after must find its own deadline armed, not cancelled.  It
@@ -490,9 +496,7 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		rmem_dev_resume_io(dev);
 		rmem_sess_check_queues(sess);
 		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts, the first after %u ms)\n",
-			dev->name, &sess->peer,
-			jiffies_to_msecs(jiffies - sess->lost_at), sess->attempts,
-			jiffies_to_msecs(sess->first_attempt_at - sess->lost_at));
+			dev->name, &sess->peer, took, attempts, first);
 		rmem_dev_announce(dev);
 		return;
 	}

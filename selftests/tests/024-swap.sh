@@ -208,8 +208,8 @@ check "the workload completes, every page intact" vm -t 1200 "$C" \
 vm "$C" "cat /tmp/load.out" | sed 's/^/# B: /'
 check "swap was used: at least half the set went out to rmem0" vm "$C" \
 	"n=\$(( \$($PSWPOUT) - $b0 )); echo \"# B: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((SET_MIB * 128)) ]"
-# every loss and reconnect of the run, with their times
-vm "$C" "dmesg | grep -E 'rmem0: (lost the|reconnected|no reconnect|connection probe|reconnect attempt)'" | sed 's/^/# B: /'
+# every loss and reconnect of the run (A's too), with their times
+vm "$C" "dmesg | grep -E 'rmem0: (lost the|reconnected|no reconnect|connection probe|reconnect attempt)'" | sed 's/^/# loss or reconnect: /'
 expect_eq "the device reconnected and is live" "live" json "$C" "j[0]['state']" dev show
 check "at least one reconnect" test "$(json "$C" "j[0]['reconnects']" dev show)" -ge 1
 check "swapoff, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
