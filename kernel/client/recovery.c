@@ -64,6 +64,20 @@ static void rmem_dev_queue_barrier(struct rmem_dev *dev)
 	blk_mq_unquiesce_queue(dev->disk->queue);
 }
 
+/*
+ * The lost connection's queue pairs go: the barrier, then no probe, then
+ * the teardown, each step named for the loss deadline's message.
+ */
+static void rmem_sess_tear_down(struct rmem_sess *sess)
+{
+	rmem_sess_stage(sess, RMEM_STAGE_BARRIER);
+	rmem_dev_queue_barrier(sess->dev);
+	rmem_sess_stage(sess, RMEM_STAGE_KA);
+	cancel_delayed_work_sync(&sess->ka_work);
+	rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
+	rmem_sess_destroy_queues(sess);
+}
+
 /**
  * rmem_sess_abort_queues() - disconnect and drain every queue pair
  * @sess: a session nothing reconnects any more: dead, or being deleted
@@ -314,12 +328,7 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 		cancel_delayed_work_sync(&sess->reconnect_work);
 		state = READ_ONCE(sess->state);
 	} while (state == RMEM_DEV_STATE_LIVE);
-	rmem_sess_stage(sess, RMEM_STAGE_BARRIER);
-	rmem_dev_queue_barrier(dev);
-	rmem_sess_stage(sess, RMEM_STAGE_KA);
-	cancel_delayed_work_sync(&sess->ka_work);
-	rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
-	rmem_sess_destroy_queues(sess);
+	rmem_sess_tear_down(sess);
 	if (dev->ibdev == ibdev)
 		rmem_dev_release_ib(dev);
 	if (state == RMEM_DEV_STATE_RECONNECTING) {
@@ -443,12 +452,7 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		 * The queue is not left quiesced: held requests cycle through
 		 * ->queue_rq() (BLK_STS_RESOURCE) and failfast ones fail.
 		 */
-		rmem_sess_stage(sess, RMEM_STAGE_BARRIER);
-		rmem_dev_queue_barrier(dev);
-		rmem_sess_stage(sess, RMEM_STAGE_KA);
-		cancel_delayed_work_sync(&sess->ka_work);
-		rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
-		rmem_sess_destroy_queues(sess);
+		rmem_sess_tear_down(sess);
 		rmem_dev_drop_removed_ib(dev);
 		sess->torn_down = true;
 	}
