@@ -263,6 +263,10 @@ struct rmem_remote_chunk {
  * @stage: what the reconnect is doing, for the loss deadline's message
  *	(a static string; WRITE_ONCE, read by the deadline work)
  * @first_attempt_at: jiffies when the first attempt since @lost_at began
+ * @recovery_lock: orders a loss's queueing of an attempt against
+ *	@ib_removing
+ * @ib_removing: the RDMA device removal is tearing the session down: a
+ *	loss queues no attempt (the removal queues it when done)
  * @abort_work: flushes the queue pairs of a dead or deleted device
  * @qlock: serialises tearing queue pairs down (destroy, abort, disconnect)
  * @lost_at: jiffies when the connection was lost
@@ -316,6 +320,8 @@ struct rmem_sess {
 	unsigned int deadline_defers;
 	const char *stage;
 	unsigned long first_attempt_at;
+	spinlock_t recovery_lock;	/* @ib_removing, queueing an attempt */
+	bool ib_removing;
 	struct work_struct abort_work;
 	struct mutex qlock;	/* queue pair teardown */
 	unsigned long lost_at;

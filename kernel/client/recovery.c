@@ -38,6 +38,7 @@
 #define RMEM_STAGE_BARRIER	"waiting for request submission to stop"
 #define RMEM_STAGE_KA		"stopping the connection probe"
 #define RMEM_STAGE_TEARDOWN	"tearing queue pairs down"
+#define RMEM_STAGE_RELEASE	"releasing the removed RDMA device"
 #define RMEM_STAGE_ATTEMPT	"an attempt was connecting"
 #define RMEM_STAGE_BACKOFF	"waiting for the next attempt"
 
@@ -122,6 +123,20 @@ void rmem_sess_abort(struct rmem_sess *sess)
 }
 
 /*
+ * Queue a reconnect attempt, unless the RDMA device removal is tearing the
+ * session down: it queues the attempt itself when it is done, and nothing
+ * may start one (and make the device live again) under it.
+ */
+static void rmem_sess_queue_reconnect(struct rmem_sess *sess,
+				      unsigned long delay)
+{
+	spin_lock(&sess->recovery_lock);
+	if (!sess->ib_removing)
+		queue_delayed_work(rmem_wq, &sess->reconnect_work, delay);
+	spin_unlock(&sess->recovery_lock);
+}
+
+/*
  * The connection is lost: a live device goes reconnecting (with a loss
  * timeout and its disk registered; @reconnect queues the first attempt)
  * or dead.  Return: the state it was in (only a live one changes).
@@ -143,7 +158,7 @@ static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 		mod_delayed_work(rmem_wq, &sess->deadline_work,
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms));
 		if (reconnect)
-			queue_delayed_work(rmem_wq, &sess->reconnect_work, 0);
+			rmem_sess_queue_reconnect(sess, 0);
 		rmem_dev_announce(dev);
 		return RMEM_DEV_STATE_LIVE;
 	}
@@ -314,29 +329,44 @@ static void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
 void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 {
 	struct rmem_dev *dev = sess->dev;
-	unsigned int state;
+	unsigned int state, noio;
 
+	/* other devices' held I/O (swap) may wait for this teardown */
+	noio = memalloc_noio_save();
+	/*
+	 * From here no loss queues an attempt (rmem_sess_queue_reconnect()):
+	 * once the one under way is waited for, nothing makes the device
+	 * live again, and nothing tears down beside this.
+	 */
+	spin_lock(&sess->recovery_lock);
+	sess->ib_removing = true;
+	spin_unlock(&sess->recovery_lock);
 	do {
 		rmem_sess_lose(sess, false);
 		/*
 		 * A loss being handled (a flushed completion's fail_work that
-		 * won the state change) queues its attempt when it ends: wait
-		 * for it, then cancel that attempt.  An attempt under way may
-		 * have made the device live again: repeat.
+		 * won the state change) may have queued its attempt before the
+		 * flag: wait for it, then cancel that attempt.  An attempt
+		 * under way may have made the device live again: repeat.
 		 */
 		cancel_work_sync(&sess->fail_work);
 		cancel_delayed_work_sync(&sess->reconnect_work);
 		state = READ_ONCE(sess->state);
 	} while (state == RMEM_DEV_STATE_LIVE);
 	rmem_sess_tear_down(sess);
+	rmem_sess_stage(sess, RMEM_STAGE_RELEASE);
 	if (dev->ibdev == ibdev)
 		rmem_dev_release_ib(dev);
+	spin_lock(&sess->recovery_lock);
+	sess->ib_removing = false;
 	if (state == RMEM_DEV_STATE_RECONNECTING) {
 		sess->torn_down = true;
-		rmem_sess_stage(sess, RMEM_STAGE_BACKOFF);
+		rmem_sess_stage(sess, RMEM_STAGE_QUEUED);
 		queue_delayed_work(rmem_wq, &sess->reconnect_work,
 				   RMEM_RECONNECT_MIN);
 	}
+	spin_unlock(&sess->recovery_lock);
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -415,36 +445,30 @@ static const char *rmem_reconnect_fatal(int err)
 static void rmem_sess_reconnected_late(struct rmem_sess *sess)
 {
 	struct rmem_dev *dev = sess->dev;
-	unsigned int noio;
 
 	pr_info("%s: the server took the session back while the device was %s: ending the session\n",
 		dev->name,
 		READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD ? "dead" :
 		"being deleted");
-	/* other devices' held I/O may wait for this work queue */
-	noio = memalloc_noio_save();
+	/* noio: the reconnect work's (other devices' I/O may wait for it) */
 	rmem_sess_leave(sess);
-	memalloc_noio_restore(noio);
 	rmem_sess_destroy_queues(sess);
 	rmem_dev_drop_removed_ib(dev);
 	sess->torn_down = true;
 }
 
-static void rmem_sess_reconnect_work(struct work_struct *work)
+/* The reconnect work, under noio: tear down, one attempt, what next. */
+static void rmem_sess_reconnect(struct rmem_sess *sess)
 {
-	struct rmem_sess *sess = container_of(to_delayed_work(work),
-					      struct rmem_sess, reconnect_work);
 	struct rmem_dev *dev = sess->dev;
 	unsigned long deadline = sess->lost_at +
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms);
 	const char *why;
 	unsigned long delay, t0;
-	unsigned int noio, noreclaim;
+	unsigned int noreclaim;
 	bool dead;
 	int ret;
 
-	if (READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING)
-		return;
 	if (!sess->torn_down) {
 		/*
 		 * A barrier: every ->queue_rq() after it sees the device not
@@ -453,27 +477,26 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 		 * ->queue_rq() (BLK_STS_RESOURCE) and failfast ones fail.
 		 */
 		rmem_sess_tear_down(sess);
+		rmem_sess_stage(sess, RMEM_STAGE_RELEASE);
 		rmem_dev_drop_removed_ib(dev);
 		sess->torn_down = true;
 	}
-	rmem_sess_stage(sess, RMEM_STAGE_ATTEMPT);
-	if (!sess->attempts++)
+	if (!sess->attempts)
 		sess->first_attempt_at = jiffies;
+	WRITE_ONCE(sess->attempts, sess->attempts + 1);
+	rmem_sess_stage(sess, RMEM_STAGE_ATTEMPT);
 	trace_rmem_reconnect(dev->name, sess->attempts,
 			     jiffies_to_msecs(jiffies - sess->lost_at));
 	/*
-	 * Swap may be on this device, and its writeback waits for this
-	 * reconnect: reclaim must not wait for it (noio), and the attempt's
-	 * few allocations may use the reserve below the min watermark, as
-	 * swap writeback itself does (noreclaim sets PF_MEMALLOC; with the
-	 * reserve empty they fail at once and the attempt is retried).
+	 * The attempt's few allocations may use the reserve below the min
+	 * watermark, as swap writeback itself does (noreclaim sets
+	 * PF_MEMALLOC; with the reserve empty they fail at once and the
+	 * attempt is retried).
 	 */
-	noio = memalloc_noio_save();
 	noreclaim = memalloc_noreclaim_save();
 	t0 = jiffies;
 	ret = rmem_sess_reconnect_once(sess);
 	memalloc_noreclaim_restore(noreclaim);
-	memalloc_noio_restore(noio);
 	if (!ret) {
 		/* read now: once live, a new loss resets them */
 		unsigned int took = jiffies_to_msecs(jiffies - sess->lost_at);
@@ -494,13 +517,14 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 			rmem_sess_reconnected_late(sess);
 			return;
 		}
+		/* before a loss that check_queues may find logs its own */
+		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts, the first after %u ms)\n",
+			dev->name, &sess->peer, took, attempts, first);
 		sess->torn_down = false;
 		WRITE_ONCE(sess->reconnects, sess->reconnects + 1);
 		rmem_sess_start_ka(sess);
 		rmem_dev_resume_io(dev);
 		rmem_sess_check_queues(sess);
-		pr_info("%s: reconnected to %pISpc after %u ms (%u attempts, the first after %u ms)\n",
-			dev->name, &sess->peer, took, attempts, first);
 		rmem_dev_announce(dev);
 		return;
 	}
@@ -518,6 +542,7 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 	WRITE_ONCE(sess->attempt_ready, false);
 	rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
 	rmem_sess_destroy_queues(sess);
+	rmem_sess_stage(sess, RMEM_STAGE_RELEASE);
 	rmem_dev_drop_removed_ib(dev);
 	if (dead)
 		return;
@@ -541,10 +566,32 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 	if (cmpxchg(&sess->state, RMEM_DEV_STATE_RECONNECTING,
 		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
 		return;
-	pr_err("%s: %s; the device is dead, I/O fails\n", dev->name,
-	       why ?: "no reconnect within the loss timeout");
+	if (why)
+		pr_err("%s: %s; the device is dead, I/O fails\n", dev->name,
+		       why);
+	else
+		pr_err("%s: no reconnect within the loss timeout (%u attempts; the last failed: %d); the device is dead, I/O fails\n",
+		       dev->name, sess->attempts, ret);
 	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
+}
+
+static void rmem_sess_reconnect_work(struct work_struct *work)
+{
+	struct rmem_sess *sess = container_of(to_delayed_work(work),
+					      struct rmem_sess, reconnect_work);
+	unsigned int noio;
+
+	if (READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING)
+		return;
+	/*
+	 * Swap may be on this device, and its writeback waits for this
+	 * reconnect: reclaim must not wait for it, in the teardown (a
+	 * driver's destroy commands may allocate) as in the attempt.
+	 */
+	noio = memalloc_noio_save();
+	rmem_sess_reconnect(sess);
+	memalloc_noio_restore(noio);
 }
 
 /*
@@ -580,8 +627,9 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	 * (in a lab run that passed, a guest stalled under memory pressure
 	 * kept the queue barrier 8 s).
 	 */
-	pr_err("%s: no reconnect within the loss timeout (%u attempts; %s); the device is dead, I/O fails\n",
-	       dev->name, sess->attempts, READ_ONCE(sess->stage));
+	pr_err("%s: no reconnect within the loss timeout%s (%u attempts; %s); the device is dead, I/O fails\n",
+	       dev->name, sess->deadline_defers ? " and its grace" : "",
+	       READ_ONCE(sess->attempts), READ_ONCE(sess->stage));
 	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
 }
@@ -593,6 +641,7 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 void rmem_sess_recovery_init(struct rmem_sess *sess)
 {
 	INIT_WORK(&sess->fail_work, rmem_sess_fail_work);
+	spin_lock_init(&sess->recovery_lock);
 	INIT_WORK(&sess->abort_work, rmem_sess_abort_work);
 	mutex_init(&sess->qlock);
 	INIT_DELAYED_WORK(&sess->reconnect_work, rmem_sess_reconnect_work);
