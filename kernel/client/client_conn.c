@@ -555,7 +555,7 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
  * while it reconnects, that would wait for ever (seen: a reconnect under
  * memory pressure blocked on the handler's mutex).  So no I/O from here,
  * and while the device reconnects, the same reserve as the reconnect work
- * (see rmem_sess_reconnect_work()).
+ * (see rmem_sess_reconnect()).
  */
 static int rmem_client_cm_handler(struct rdma_cm_id *id,
 				  struct rdma_cm_event *ev)

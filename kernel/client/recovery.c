@@ -150,7 +150,7 @@ static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 			    RMEM_DEV_STATE_RECONNECTING) != RMEM_DEV_STATE_LIVE)
 			return READ_ONCE(sess->state);
 		sess->lost_at = jiffies;
-		sess->attempts = 0;
+		WRITE_ONCE(sess->attempts, 0);
 		sess->deadline_defers = 0;
 		rmem_sess_stage(sess, RMEM_STAGE_QUEUED);
 		pr_warn("%s: lost the connection to %pISpc; reconnecting, I/O waits up to %u ms\n",
@@ -344,13 +344,14 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 	do {
 		rmem_sess_lose(sess, false);
 		/*
-		 * A loss being handled (a flushed completion's fail_work that
-		 * won the state change) may have queued its attempt before the
-		 * flag: wait for it, then cancel that attempt.  An attempt
-		 * under way may have made the device live again: repeat.
+		 * An attempt queued before the flag (by a loss being handled)
+		 * is cancelled, or waited for if under way: it may have made
+		 * the device live again (repeat), and a loss it found may be
+		 * in fail_work, which queues nothing now: wait for that too,
+		 * so that nothing of the old loss runs past the loop.
 		 */
-		cancel_work_sync(&sess->fail_work);
 		cancel_delayed_work_sync(&sess->reconnect_work);
+		cancel_work_sync(&sess->fail_work);
 		state = READ_ONCE(sess->state);
 	} while (state == RMEM_DEV_STATE_LIVE);
 	rmem_sess_tear_down(sess);
@@ -359,7 +360,8 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 		rmem_dev_release_ib(dev);
 	spin_lock(&sess->recovery_lock);
 	sess->ib_removing = false;
-	if (state == RMEM_DEV_STATE_RECONNECTING) {
+	/* not if the deadline made it dead meanwhile */
+	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_RECONNECTING) {
 		sess->torn_down = true;
 		rmem_sess_stage(sess, RMEM_STAGE_QUEUED);
 		queue_delayed_work(rmem_wq, &sess->reconnect_work,
@@ -628,7 +630,8 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	 * kept the queue barrier 8 s).
 	 */
 	pr_err("%s: no reconnect within the loss timeout%s (%u attempts; %s); the device is dead, I/O fails\n",
-	       dev->name, sess->deadline_defers ? " and its grace" : "",
+	       dev->name,
+	       READ_ONCE(sess->attempt_ready) ? " and its grace" : "",
 	       READ_ONCE(sess->attempts), READ_ONCE(sess->stage));
 	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
