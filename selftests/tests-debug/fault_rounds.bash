@@ -6,7 +6,8 @@
 # kmalloc and page allocations fail at random (failslab + fail_page_alloc
 # with task-filter, a different interval each round; the task marks
 # itself once loaded: bin/fail_inject.so): server add, dev
-# add, an O_DIRECT write, dev del, server del.  A command must succeed or
+# add, an O_DIRECT write, dev del, server del; then ten server adds under
+# dense injection.  A command must succeed or
 # fail with a message, never die on a signal; a write that reported success
 # must read back intact (read with injection off); what injection left
 # behind must delete cleanly without it.  Prints one summary line:
@@ -125,6 +126,22 @@ for i in $(seq "$ROUNDS"); do
 	fi
 	inject server_del "$R" server del f$i ||
 		{ ! "$R" server show f$i > /dev/null 2>&1 || clean "$R" server del f$i; }
+done
+
+# A server add makes few allocations (its pool is a handful of large
+# blocks), so the sparse intervals above may never hit one (60 rounds,
+# 0 failures, seen): ten more adds with every 8th to 17th allocation
+# failing, which a command of that many allocations cannot escape.  Dense
+# is safe here: rmemctl's pages are locked in (fail_inject.so), so no
+# file fault has to retry its way through the failures.
+for i in $(seq 8 17); do
+	echo "$i" > $D/failslab/interval
+	echo "$i" > $D/fail_page_alloc/interval
+	if inject server_add "$R" server add name d$i listen "$A" size 16M; then
+		clean "$R" server del d$i
+	else
+		leftover "server d$i" "$R server show d$i" "$R server del d$i"
+	fi
 done
 echo 0 > $D/failslab/probability
 echo 0 > $D/fail_page_alloc/probability
