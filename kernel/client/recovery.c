@@ -123,16 +123,15 @@ void rmem_sess_abort(struct rmem_sess *sess)
 }
 
 /*
- * Queue a reconnect attempt, unless the RDMA device removal is tearing the
+ * Queue a reconnect attempt now, unless the RDMA device removal is tearing the
  * session down: it queues the attempt itself when it is done, and nothing
  * may start one (and make the device live again) under it.
  */
-static void rmem_sess_queue_reconnect(struct rmem_sess *sess,
-				      unsigned long delay)
+static void rmem_sess_queue_reconnect(struct rmem_sess *sess)
 {
 	spin_lock(&sess->recovery_lock);
 	if (!sess->ib_removing)
-		queue_delayed_work(rmem_wq, &sess->reconnect_work, delay);
+		queue_delayed_work(rmem_wq, &sess->reconnect_work, 0);
 	spin_unlock(&sess->recovery_lock);
 }
 
@@ -158,7 +157,7 @@ static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 		mod_delayed_work(rmem_wq, &sess->deadline_work,
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms));
 		if (reconnect)
-			rmem_sess_queue_reconnect(sess, 0);
+			rmem_sess_queue_reconnect(sess);
 		rmem_dev_announce(dev);
 		return RMEM_DEV_STATE_LIVE;
 	}

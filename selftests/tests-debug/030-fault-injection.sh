@@ -3,7 +3,7 @@
 # Debug kernel only (make check-debug): rmem under allocation failures.
 # 60 rounds of server add, dev add, an O_DIRECT write, dev del and
 # server del, each command from a task whose kmalloc and page allocations
-# fail (failslab + fail_page_alloc, task-filter; every 3rd to every 1000th
+# fail (failslab + fail_page_alloc, task-filter; every 40th to every 2000th
 # allocation of the command's task), then ten server adds with every 8th
 # to 17th allocation failing.  Every
 # command succeeds or fails with a message, no signal; successful writes

@@ -48,6 +48,13 @@ head -c 1M /dev/urandom > /tmp/pat
 out() { tr -d '\000' < /tmp/out; }
 err() { tr -d '\000' < /tmp/err; }
 
+# interval N: every Nth allocation of a marked task fails (both knobs)
+interval()
+{
+	echo "$1" > $D/failslab/interval
+	echo "$1" > $D/fail_page_alloc/interval
+}
+
 # inject OP CMD...: run CMD with injection on; 0 if it succeeded.
 inject()
 {
@@ -98,9 +105,7 @@ clean()
 }
 
 for i in $(seq "$ROUNDS"); do
-	n=${INTERVALS[$((i % ${#INTERVALS[@]}))]}
-	echo "$n" > $D/failslab/interval
-	echo "$n" > $D/fail_page_alloc/interval
+	interval "${INTERVALS[$((i % ${#INTERVALS[@]}))]}"
 
 	if ! inject server_add "$R" server add name f$i listen "$A" size 16M; then
 		leftover "server f$i" "$R server show f$i" "$R server del f$i"
@@ -135,8 +140,7 @@ done
 # is safe here: rmemctl's pages are locked in (fail_inject.so), so no
 # file fault has to retry its way through the failures.
 for i in $(seq 8 17); do
-	echo "$i" > $D/failslab/interval
-	echo "$i" > $D/fail_page_alloc/interval
+	interval "$i"
 	if inject server_add "$R" server add name d$i listen "$A" size 16M; then
 		clean "$R" server del d$i
 	else
