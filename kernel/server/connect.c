@@ -213,8 +213,9 @@ static struct rmem_session *rmem_session_find(struct rmem_server *srv,
 
 /*
  * A signed request for @sess from @peer: the MAC and counter right, the
- * address still allowed, and a JOIN from the session's own address.  A
- * session made without a key may only LEAVE once the server requires
+ * address still allowed, and a JOIN or LEAVE from the session's own
+ * address (that of its last connect: a RECONNECT may come from a new one).
+ * A session made without a key may only LEAVE once the server requires
  * keys: its session key went out in clear.  Context: srv->lock held.
  */
 static enum rmem_wire_status rmem_session_check_req(struct rmem_session *sess,
@@ -238,8 +239,14 @@ static enum rmem_wire_status rmem_session_check_req(struct rmem_session *sess,
 	}
 	if (!rmem_server_allowed(sess->srv, peer))
 		return RMEM_WIRE_EACCES;
-	if (req->op == RMEM_WIRE_JOIN && !rmem_addr_same_host(&sess->peer, peer))
+	if (req->op != RMEM_WIRE_RECONNECT &&
+	    !rmem_addr_same_host(&sess->peer, peer)) {
+		pr_info_ratelimited("server %s: %pISp sent a %s for the session of %pISp: refused\n",
+				    sess->srv->name, peer,
+				    req->op == RMEM_WIRE_JOIN ? "JOIN" : "LEAVE",
+				    &sess->peer);
 		return RMEM_WIRE_EACCES;
+	}
 	if (req->op != RMEM_WIRE_LEAVE && !sess->proven &&
 	    rmem_server_auth(sess->srv) == RMEM_AUTH_REQUIRED)
 		return RMEM_WIRE_ENOKEY;

@@ -18,6 +18,8 @@
 #include "rogue.h"
 
 struct sockaddr *server_addr;
+/* source address of new peers; NULL: the default route's */
+struct sockaddr *peer_src;
 unsigned int nr_refused, nr_failed;
 struct cred my_cred = { .host = "" };
 /* accesses the server's NIC refused (sections 2 and 3) */
@@ -718,7 +720,8 @@ out:
 	return ret;
 }
 
-static void auth_attacks(const char *other_host, const uint8_t *other_key)
+static void auth_attacks(const char *other_host, const uint8_t *other_key,
+			 struct sockaddr *other_addr)
 {
 	uint8_t wrong[WIRE_KEY_LEN], sent[WIRE_CONNECT_LEN], b[WIRE_CONNECT_LEN];
 	struct cred none = { .host = my_cred.host };
@@ -735,6 +738,12 @@ static void auth_attacks(const char *other_host, const uint8_t *other_key)
 		  0, true, ST_EAUTH },
 		{ "JOIN signed for another queue pair (a relay)", OP_JOIN, 1, 2,
 		  0, 7, false, ST_EAUTH },
+	};
+	const struct ctl_attack moved[] = {
+		{ "a signed JOIN from another address", OP_JOIN, 1, 2, 0, 0,
+		  false, ST_EACCES },
+		{ "a signed LEAVE from another address", OP_LEAVE, 0, 2, 0, 0,
+		  false, ST_EACCES },
 	};
 	struct session s, r;
 	uint32_t qpn;
@@ -780,6 +789,16 @@ static void auth_attacks(const char *other_host, const uint8_t *other_key)
 			 2, sent, &qpn))
 		replay_attack("that RECONNECT again, same bytes, same queue pair",
 			      sent, qpn, ST_EREPLAY, -1);
+	if (other_addr) {
+		/*
+		 * Signed right, from another address of this host: JOIN and
+		 * LEAVE come only from the session's own (RECONNECT may move).
+		 */
+		peer_src = other_addr;
+		for (i = 0; i < ARRAY_SIZE(moved); i++)
+			ctl_attack(&s, &moved[i], NULL, NULL);
+		peer_src = NULL;
+	}
 	/* a LEAVE as signed before the requests the server took since */
 	req_ctl(b, OP_LEAVE, 0, 2, s.handle, 1);
 	req_sign(b, s.skey, 0);
@@ -1009,7 +1028,7 @@ static void flood(unsigned int n)
 static int usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY] [--flood N [--seconds S] [--max-accepted M [--accepted-per-s R]] [--from ADDR,...]]\n",
+		"usage: %s ADDR PORT [--host ID] [--key FILE] [--auth OTHER_ID OTHER_KEY [--other-addr ADDR]] [--flood N [--seconds S] [--max-accepted M [--accepted-per-s R]] [--from ADDR,...]]\n",
 		prog);
 	return 2;
 }
@@ -1019,7 +1038,8 @@ int main(int argc, char **argv)
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *ai;
 	static uint8_t key[WIRE_KEY_LEN], other_key[WIRE_KEY_LEN];
 	const char *other_host = NULL;
-	unsigned int flood_n = 0;
+	unsigned int flood_n = 0, nr_other = 0;
+	struct sockaddr_storage other = {};
 	struct session s;
 	size_t i;
 	int a;
@@ -1050,6 +1070,13 @@ int main(int argc, char **argv)
 			flood_accepted_per_s = strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--seconds") && a + 1 < argc) {
 			flood_seconds = strtoul(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--other-addr") && a + 1 < argc) {
+			struct sockaddr_in *sin = (struct sockaddr_in *)&other;
+
+			sin->sin_family = AF_INET;
+			if (inet_pton(AF_INET, argv[++a], &sin->sin_addr) != 1)
+				return usage(argv[0]);
+			nr_other = 1;
 		} else if (!strcmp(argv[a], "--from") && a + 1 < argc) {
 			if (parse_from(argv[++a]))
 				return usage(argv[0]);
@@ -1074,7 +1101,8 @@ int main(int argc, char **argv)
 	}
 	if (other_host) {
 		note("5. the handshake and signed requests");
-		auth_attacks(other_host, other_key);
+		auth_attacks(other_host, other_key,
+			     nr_other ? (struct sockaddr *)&other : NULL);
 		goto out;
 	}
 

@@ -127,6 +127,7 @@ struct cred {
 };
 
 extern struct sockaddr *server_addr;
+extern struct sockaddr *peer_src;
 extern unsigned int nr_refused, nr_failed;
 extern char why[512];
 extern struct cred my_cred;

@@ -48,7 +48,7 @@ static int peer_resolve(struct peer *p)
 		p->id = NULL;
 		return why_errno("rdma_create_id");
 	}
-	if (rdma_resolve_addr(p->id, NULL, server_addr, RESOLVE_MS))
+	if (rdma_resolve_addr(p->id, peer_src, server_addr, RESOLVE_MS))
 		return why_errno("rdma_resolve_addr");
 	if (expect_event(p->ch, RDMA_CM_EVENT_ADDR_RESOLVED))
 		return -1;

@@ -7,18 +7,21 @@
 #
 #  A. a server without "auth" takes clients without a key (rmemctl warns)
 #     until the first host entry, then requires keys; server show lists
-#     the entries and never a key; a keyless session made before may still
-#     LEAVE but not reconnect (its device goes dead), and a volume made
-#     without a key is not given to the same identity with one;
+#     the entries and never a key; key files readable by others, with a
+#     typo (checksum) or no key are refused; a keyless session made before
+#     may still LEAVE but not reconnect (its device goes dead), and a
+#     volume made without a key is not given to the same identity with one;
 #  B. the kernel client without a key, with a wrong key, with another
 #     host's key, as a host the server does not know: each refused with
 #     its message, nothing allocated on the server;
 #  C. the rogue client (--auth): the same handshakes and a replayed AUTH
 #     message, forged and replayed JOIN, RECONNECT and LEAVE of a valid
-#     session, each refused with its status;
+#     session, and a signed JOIN and LEAVE from another address of the
+#     client, each refused with its status;
 #  D. the right key: attach, fio write and verify across a cut of the
 #     server's link (reconnect with a signed RECONNECT), detach; the key
-#     from the kernel keyring (rmemctl key load) works the same;
+#     from the kernel keyring (rmemctl key load) works the same; without
+#     "host", the default identity (from /etc/machine-id);
 #  E. host A's volume: host B, with a valid key of its own, cannot attach
 #     it; A attaches it again and reads its data back;
 #  F. per-host limits: sessions and size (counted in whole chunks), each
@@ -54,8 +57,8 @@ rmem_load "$S" || exit 1
 rmem_load "$C" || exit 1
 
 # keys: made on the client, copied to the server without showing them
-vm "$C" "umask 077; for k in a b x; do $R key gen > /tmp/k\$k.key; done; cp /tmp/ka.key /tmp/ka2.key"
-for k in a b; do
+vm "$C" "umask 077; for k in a b x d; do $R key gen > /tmp/k\$k.key; done; cp /tmp/ka.key /tmp/ka2.key"
+for k in a b d; do
 	K=$(lab_exec "$C" "cat /tmp/k$k.key")
 	lab_exec "$S" "umask 077; printf '%s\n' '$K' > /tmp/k$k.key" > /dev/null
 done
@@ -95,6 +98,17 @@ check "no key in server show, text or JSON" vm "$S" \
 	"k=\$(cut -d: -f2 /tmp/ka.key | cut -c1-20); ! { $R server show; $R -j server show; } | grep -F \"\$k\""
 expect_err "a group-readable key file is refused" "may be read by group or others" "$C" \
 	"chmod 640 /tmp/ka2.key; $R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
+expect_err "a world-readable one too" "may be read by group or others (mode 0604)" "$C" \
+	"chmod 604 /tmp/ka2.key; $R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
+expect_err "and on the server" "may be read by group or others (mode 0644)" "$S" \
+	"cp /tmp/kb.key /tmp/kb2.key; chmod 644 /tmp/kb2.key; $R server host add s0 host hostL key-file /tmp/kb2.key"
+# a key with one character changed: base64 still, its CRC-32 wrong
+vm "$C" "chmod 600 /tmp/ka2.key; python3 -c 'import sys; t = open(\"/tmp/ka.key\").read(); i = len(\"RMEM-1:\") + 5; c = \"B\" if t[i] != \"B\" else \"C\"; sys.stdout.write(t[:i] + c + t[i + 1:])' > /tmp/ka2.key"
+expect_err "a key with a typo is refused by its checksum" "the key's checksum is wrong (damaged or mistyped)" "$C" \
+	"$R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
+expect_err "a file that is no key is refused" "not an rmem key" "$C" \
+	"echo hello > /tmp/ka2.key; $R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
+expect_eq "none of them made a host entry" "2" json "$S" "len(j[0]['hosts'])" server show s0
 expect_err "a duplicate host entry is refused" "the server has an entry for this host" "$S" \
 	"$R server host add s0 host hostA key-file /tmp/kb.key"
 
@@ -115,8 +129,15 @@ check "the server logged the refusals, rate-limited" vm "$S" \
 	"dmesg | grep -E 'failed to authenticate as host hostA: (no key proved|wrong key)' | head -n 2"
 
 echo "# C: the rogue client: handshakes, replayed and forged requests"
+OTHER=198.18.1.20
+check "another address on the client" vm "$C" \
+	"ip addr add $OTHER/24 dev eth0 && sleep 2 && rdma link show rxe0/1 | grep -q ACTIVE"
 check "every handshake and request attack refused, every positive control passes" \
-	vm -t 330 "$C" "timeout 300 $ROGUE $A 7410 --host hostA --key /tmp/ka.key --auth hostB /tmp/kb.key"
+	vm -t 330 "$C" "timeout 300 $ROGUE $A 7410 --host hostA --key /tmp/ka.key --auth hostB /tmp/kb.key --other-addr $OTHER | tee /tmp/rogue.out"
+check "a signed JOIN and LEAVE from another address were among the refusals" vm "$C" \
+	"grep -E '^# ok: a signed (JOIN|LEAVE) from another address: .*EACCES' /tmp/rogue.out | grep -c . | grep -qx 2"
+check "the server logged them" vm "$S" "dmesg | grep -E 'sent a (JOIN|LEAVE) for the session of .*: refused'"
+check "the address goes again" vm "$C" "ip addr del $OTHER/24 dev eth0"
 nothing_taken "after the rogue"
 
 echo "# D: the right key"
@@ -145,6 +166,19 @@ check "and by description" vm -t 120 "$C" \
 check "the keyring keys are removed again" vm "$C" \
 	"$R key unload desc rmem:$A && $R key unload desc rmem:hostB"
 nothing_taken "after the keyring attaches"
+# this machine's identity: "mid-" and the first half of HMAC-SHA256 under
+# /etc/machine-id of "rmem host identity" (the machine id itself stays
+# private); the lab's VMs share the host's /etc
+ID=$(lab_exec "$C" "$R key identity")
+expect_eq "key identity derives the default identity from /etc/machine-id" "$ID" vm "$C" \
+	"python3 -c 'import hashlib, hmac; m = open(\"/etc/machine-id\").read().strip().encode(); print(\"mid-\" + hmac.new(m, b\"rmem host identity\", hashlib.sha256).hexdigest()[:32])'"
+check "a host entry for it" vm "$S" "echo '$ID' | grep -Eqx 'mid-[0-9a-f]{32}' && $R server host add s0 host $ID key-file /tmp/kd.key"
+check "dev add without host attaches as the default identity" vm -t 120 "$C" \
+	"$R dev add peer $A size 8M key-file /tmp/kd.key > /dev/null"
+expect_eq "server show: the client is $ID, authenticated" "$ID True" json "$S" \
+	"(j[0]['clients'][0]['host'], j[0]['clients'][0]['auth'])" server show s0
+check "detach; the entry goes" vm -t 60 "$C" "$R dev del rmem0" && vm "$S" "$R server host del s0 host $ID"
+nothing_taken "after the default identity"
 
 echo "# E: a volume belongs to the host that created it"
 check "hostA creates volume v and writes to it" vm -t 120 "$C" \
