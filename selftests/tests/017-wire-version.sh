@@ -3,8 +3,9 @@
 # A client and a server of different wire protocol versions fail fast with
 # a clear error, not a hang: the kernel server (version 3) refuses version-2
 # and version-4 clients (EVERSION in the reject data), and the kernel client
-# reports a version-2 or version-4 server plainly, and a server that
-# grants no RDMA READ.  The foreign peer is
+# reports a version-2 or version-4 server plainly, a server that grants
+# no RDMA READ, and a server that cannot prove the host's key.  The
+# foreign peer is
 # selftests/bin/rmem_wire_peer.
 source "$(dirname "$0")/../lib.sh"
 
@@ -36,6 +37,21 @@ done
 peer_start noreads 7510 3
 expect_err "the kernel client refuses a server that grants no RDMA READ, within seconds" \
 	"server grants no RDMA READ" "$H" "timeout 30 $R dev add peer $A:7510 size 4M"
+# a server that does not know this host's key cannot prove it: a client
+# with a key refuses READY signed with made-up bytes, and one that claims
+# no key was used (the client's own proof went to an impostor, which
+# learns nothing from it: it is bound to the impostor's nonce)
+vm "$H" "umask 077; $R key gen > /tmp/h.key"
+peer_start impostor 7520 3
+expect_err "the kernel client refuses a READY not signed with the session key" \
+	"server's session description is not signed with the session key" "$H" \
+	"timeout 30 $R dev add peer $A:7520 size 4M host h key-file /tmp/h.key"
+check "the impostor got the AUTH message and sent READY" vm "$H" "grep -q 'sent a READY signed with made-up bytes' /tmp/peer.log"
+peer_start impostor-nokey 7521 3
+expect_err "the kernel client refuses a READY that claims no key was used" \
+	"server could not prove it has this host's key" "$H" \
+	"timeout 30 $R dev add peer $A:7521 size 4M host h key-file /tmp/h.key"
+check "the impostor got the AUTH message and sent READY" vm "$H" "grep -q 'sent a READY that claims no key was used' /tmp/peer.log"
 check "no device was created" vm "$H" "! ls /dev/rmem* 2>/dev/null && [ -z \"\$($R dev show)\" ]"
 check "the vanished peer's memory is back at once: a real client attaches" vm "$H" "$R dev add peer $A size 4M && $R dev del rmem0"
 check "cleanup" vm "$H" "$R server del s0 && rmmod rmem"
