@@ -48,6 +48,12 @@ module_param_named(fault_ready_delay_ms, rmem_fault_ready_delay_ms, uint, 0644);
 MODULE_PARM_DESC(fault_ready_delay_ms,
 		 "Testing only: a server waits this long before it sends READY (default: 0)");
 
+unsigned int rmem_fault_release_delay_ms;
+module_param_named(fault_release_delay_ms, rmem_fault_release_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(fault_release_delay_ms,
+		 "Testing only: a server's session release waits this long between leaving the session list and freeing the session (default: 0)");
+
 unsigned long long rmem_fault_sector = U64_MAX;
 module_param_named(fault_sector, rmem_fault_sector, ullong, 0644);
 MODULE_PARM_DESC(fault_sector,
@@ -115,6 +121,12 @@ MODULE_PARM_DESC(read_depth,
 		 "Default RDMA READs a queue pair of a new device keeps outstanding at most (1-16, and at most what the RDMA device allows)");
 
 struct workqueue_struct *rmem_wq;
+/*
+ * The client's loss deadlines only: with a rescuer of their own, so that
+ * under memory pressure a deadline never waits behind a reconnect attempt
+ * stuck in an allocation on rmem_wq's rescuer.
+ */
+struct workqueue_struct *rmem_deadline_wq;
 
 /**
  * rmem_set_ack_timeout() - the RC ack timeout of a new connection
@@ -152,9 +164,15 @@ static int __init rmem_init(void)
 	rmem_wq = alloc_workqueue("rmem", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!rmem_wq)
 		return -ENOMEM;
+	rmem_deadline_wq = alloc_workqueue("rmem_deadline",
+					   WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!rmem_deadline_wq) {
+		ret = -ENOMEM;
+		goto out_destroy_wq;
+	}
 	ret = rmem_server_init();
 	if (ret)
-		goto out_destroy_wq;
+		goto out_destroy_deadline_wq;
 	ret = rmem_client_init();
 	if (ret)
 		goto out_server_exit;
@@ -168,6 +186,8 @@ out_client_exit:
 	rmem_client_exit();
 out_server_exit:
 	rmem_server_exit();
+out_destroy_deadline_wq:
+	destroy_workqueue(rmem_deadline_wq);
 out_destroy_wq:
 	destroy_workqueue(rmem_wq);
 	return ret;
@@ -179,6 +199,7 @@ static void __exit rmem_exit(void)
 	rmem_nl_exit();
 	rmem_client_exit();
 	rmem_server_exit();
+	destroy_workqueue(rmem_deadline_wq);
 	destroy_workqueue(rmem_wq);
 	pr_info("unloaded\n");
 }

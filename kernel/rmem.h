@@ -31,6 +31,7 @@ extern unsigned int rmem_read_depth;
 extern unsigned long long rmem_fault_sector;
 extern atomic_t rmem_fault_ext;
 extern unsigned int rmem_fault_ready_delay_ms;
+extern unsigned int rmem_fault_release_delay_ms;
 extern unsigned int rmem_keepalive_ms;
 extern unsigned int rmem_loss_timeout_ms;
 
@@ -40,6 +41,13 @@ extern unsigned int rmem_loss_timeout_ms;
 #define RMEM_KA_MISSES			3
 #define RMEM_MAX_KEEPALIVE_MS		60000
 #define RMEM_MAX_LOSS_TIMEOUT_MS	3600000
+/*
+ * A client asks the server to hold a lost session this long beyond its
+ * loss timeout (its deadline's grace for an attempt under way, and the
+ * server's noticing the loss first); the server holds at most
+ * RMEM_MAX_LOSS_TIMEOUT_MS + RMEM_HOLD_SLACK_MS.
+ */
+#define RMEM_HOLD_SLACK_MS		10000
 /*
  * Bytes one RDMA READ moves at most (read-split): 0 for no limit, or a
  * power of two in this range.
@@ -51,6 +59,7 @@ extern unsigned int rmem_loss_timeout_ms;
 
 /* Long-running work of both roles: session setup, teardown, errors. */
 extern struct workqueue_struct *rmem_wq;
+extern struct workqueue_struct *rmem_deadline_wq;
 
 /**
  * struct rmem_prefix - an allowed client address prefix

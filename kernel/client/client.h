@@ -78,9 +78,6 @@ static inline unsigned int rmem_wrs_per_rq(bool read_tail, unsigned int split)
  * the server's NIC refused, before EIO.
  */
 #define RMEM_MAX_RETRIES	5
-/* The server holds a lost session this long beyond our loss timeout. */
-#define RMEM_HOLD_SLACK_MS	10000
-
 /* Why connecting a queue pair failed: each has its extack message. */
 enum rmem_cm_why {
 	RMEM_CM_OK,

@@ -154,7 +154,7 @@ static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 		rmem_sess_stage(sess, RMEM_STAGE_QUEUED);
 		pr_warn("%s: lost the connection to %pISpc; reconnecting, I/O waits up to %u ms\n",
 			dev->name, &sess->peer, dev->cfg.loss_timeout_ms);
-		mod_delayed_work(rmem_wq, &sess->deadline_work,
+		mod_delayed_work(rmem_deadline_wq, &sess->deadline_work,
 				 msecs_to_jiffies(dev->cfg.loss_timeout_ms));
 		if (reconnect)
 			rmem_sess_queue_reconnect(sess);
@@ -617,7 +617,8 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	    READ_ONCE(sess->state) == RMEM_DEV_STATE_RECONNECTING &&
 	    sess->deadline_defers < RMEM_DEADLINE_GRACE / (HZ / 2)) {
 		sess->deadline_defers++;
-		queue_delayed_work(rmem_wq, &sess->deadline_work, HZ / 2);
+		queue_delayed_work(rmem_deadline_wq, &sess->deadline_work,
+				   HZ / 2);
 		return;
 	}
 	if (cmpxchg(&sess->state, RMEM_DEV_STATE_RECONNECTING,

@@ -172,7 +172,6 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 
 	mutex_lock(&srv->lock);
 	list_add_tail(&sess->node, &srv->sessions);
-	srv->nr_sessions++;
 	mutex_unlock(&srv->lock);
 	if (rmem_server_accept(id, param, &sess->challenge)) {
 		mutex_lock(&srv->lock);

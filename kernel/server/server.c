@@ -216,6 +216,7 @@ int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 	srv->auth = cfg->auth;
 	INIT_DELAYED_WORK(&srv->zero_work, rmem_server_zero_work);
 	init_waitqueue_head(&srv->zero_wq);
+	atomic_set(&srv->refs, 1);
 	init_completion(&srv->sessions_done);
 	get_random_bytes(srv->id, sizeof(srv->id));
 	if (cfg->nr_allow) {
@@ -305,7 +306,6 @@ static void rmem_server_destroy(struct rmem_server *srv)
 {
 	struct rmem_session *sess;
 	struct rmem_volume *vol, *tmp;
-	unsigned int busy;
 
 	list_del(&srv->node);
 	mutex_lock(&srv->lock);
@@ -318,10 +318,13 @@ static void rmem_server_destroy(struct rmem_server *srv)
 	mutex_lock(&srv->lock);
 	list_for_each_entry(sess, &srv->sessions, node)
 		rmem_session_kill(sess);
-	busy = srv->nr_sessions;
 	mutex_unlock(&srv->lock);
-	/* the last session's release work completes it as its last step */
-	if (busy)
+	/*
+	 * Every session, listed or not (a NEW that failed, a release under
+	 * way), holds a reference until it is freed; rdma_destroy_id() above
+	 * waited for the connect handler that may have been making one.
+	 */
+	if (!atomic_dec_and_test(&srv->refs))
 		wait_for_completion(&srv->sessions_done);
 	/* dying: no chunk is queued for zeroing any more */
 	cancel_delayed_work_sync(&srv->zero_work);

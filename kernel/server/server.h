@@ -152,9 +152,10 @@ struct rmem_host {
  * @zero_wq: woken when @zeroing is done
  * @zero_waiters: attaches waiting for @zeroing; the zero work pauses
  * @sessions: connected client sessions
- * @nr_sessions: sessions not yet freed
- * @sessions_done: completed when the last session of a dying server is
- *	freed
+ * @refs: one for the server's own entry in the server list, and one per
+ *	session until the session is freed (rmem_session_free())
+ * @sessions_done: completed when the last reference is dropped: the
+ *	server may be freed then
  * @volumes: named volumes
  * @allow: allowed client prefixes
  * @nr_allow: entries in @allow; 0 allows any client
@@ -193,7 +194,7 @@ struct rmem_server {
 	wait_queue_head_t zero_wq;
 	unsigned int zero_waiters;
 	struct list_head sessions;
-	unsigned int nr_sessions;
+	atomic_t refs;
 	struct completion sessions_done;
 	struct list_head volumes;
 	struct rmem_prefix *allow;
@@ -219,6 +220,21 @@ static inline u8 rmem_server_auth(const struct rmem_server *srv)
 	if (srv->auth)
 		return srv->auth;
 	return srv->keyed ? RMEM_AUTH_REQUIRED : RMEM_AUTH_NONE;
+}
+
+/**
+ * rmem_server_unref() - drop a session's reference on its server
+ * @srv: the server
+ *
+ * The last touch of @srv by whoever drops the reference: once it is gone,
+ * rmem_server_destroy() may free @srv (a session's release may not rely
+ * on srv->lock for that: mutex_unlock() may touch the mutex after another
+ * task took it).
+ */
+static inline void rmem_server_unref(struct rmem_server *srv)
+{
+	if (atomic_dec_and_test(&srv->refs))
+		complete(&srv->sessions_done);
 }
 
 /**

@@ -534,10 +534,13 @@ static void rmem_session_dereg(struct rmem_session *sess)
 /**
  * rmem_session_free() - free a session's resources and the session
  * @sess: a session no queue pair uses and no work item runs for
+ *
+ * Drops the session's reference on its server as its last step.
  */
 void rmem_session_free(struct rmem_session *sess)
 {
-	struct ib_device *ibdev = sess->srv->ibdev;
+	struct rmem_server *srv = sess->srv;
+	struct ib_device *ibdev = srv->ibdev;
 
 	rmem_session_dereg(sess);
 	rmem_hs_stop(sess);
@@ -554,6 +557,7 @@ void rmem_session_free(struct rmem_session *sess)
 	if (sess->pd)
 		ib_dealloc_pd(sess->pd);
 	kfree(sess);
+	rmem_server_unref(srv);
 }
 
 static void rmem_session_release_work(struct work_struct *work)
@@ -561,7 +565,6 @@ static void rmem_session_release_work(struct work_struct *work)
 	struct rmem_session *sess = container_of(work, struct rmem_session,
 						 release_work);
 	struct rmem_server *srv = sess->srv;
-	bool last;
 
 	/* no QP can join or reconnect any more: the session is dead */
 	cancel_work_sync(&sess->orphan_work);
@@ -574,13 +577,15 @@ static void rmem_session_release_work(struct work_struct *work)
 	rmem_server_session_release_memory(srv, sess);
 	rmem_hs_end(sess);
 	list_del(&sess->node);
-	srv->nr_sessions--;
-	last = !srv->nr_sessions && srv->dying;
 	mutex_unlock(&srv->lock);
+	/*
+	 * Testing only: a server removal now finds no session listed, and
+	 * must still wait for this one (023).
+	 */
+	if (READ_ONCE(rmem_fault_release_delay_ms))
+		msleep(READ_ONCE(rmem_fault_release_delay_ms));
+	/* its last touch of @srv: rmem_server_destroy() may free it then */
 	rmem_session_free(sess);
-	/* the last touch of @srv: rmem_server_destroy() may free it now */
-	if (last)
-		complete(&srv->sessions_done);
 }
 
 /**
@@ -602,6 +607,8 @@ void rmem_session_kill(struct rmem_session *sess)
  * rmem_session_alloc() - a new, empty session of a server
  * @srv: the server
  *
+ * The session holds a reference on @srv until rmem_session_free().
+ *
  * Return: the session, not yet on the server's list, or NULL.
  */
 struct rmem_session *rmem_session_alloc(struct rmem_server *srv)
@@ -612,6 +619,7 @@ struct rmem_session *rmem_session_alloc(struct rmem_server *srv)
 	if (!sess)
 		return NULL;
 	sess->srv = srv;
+	atomic_inc(&srv->refs);
 	INIT_WORK(&sess->setup_work, rmem_session_setup_work);
 	INIT_WORK(&sess->release_work, rmem_session_release_work);
 	INIT_WORK(&sess->orphan_work, rmem_session_orphan_work);

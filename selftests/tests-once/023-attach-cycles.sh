@@ -8,7 +8,12 @@
 # 64 KiB buffer or more per cycle from the page allocator would be
 # 12.5 MiB).  Then dev del while fio runs at queue depth 32 on both queue
 # pairs: refused without force (the device stays live), with force fio
-# sees errors and nothing hangs.
+# sees errors and nothing hangs.  Last, server del right after a detach,
+# while the session's release (held 4 s by fault_release_delay_ms after
+# it left the session list and gave its memory back: the pool's use is 0
+# then) has not freed its CQ and PD: the removal
+# waits for it (it used to free the server under it: a use after free
+# that KASAN reports, and a server del that returned at once).
 source "$(dirname "$0")/../lib.sh"
 
 CYCLES=${RMEM_CYCLES:-200}
@@ -60,5 +65,16 @@ expect_eq "the device is still live after the refused del" "live" json "$H" "j[0
 check "dev del force while fio runs at QD32 returns" vm -t 60 "$H" "$R dev del rmem0 force"
 check "fio ends with I/O errors, not a hang" vm -t 90 "$H" \
 	"for i in \$(seq 60); do [ -e /tmp/fio.rc ] && break; sleep 1; done; [ -e /tmp/fio.rc ] && [ \$(cat /tmp/fio.rc) != 0 ]"
-check "server del, unload" vm -t 60 "$H" "$R server del s0 && rmmod rmem"
+P=/sys/module/rmem/parameters
+check "a second server; releases held 4 s" vm -t 60 "$H" \
+	"$R server add name s1 listen $A:7411 size 16M > /dev/null && echo 4000 > $P/fault_release_delay_ms"
+for i in 1 2 3; do
+	check "cycle $i: attach, detach, server del at once: it waits for the release" vm -t 120 "$H" \
+		"$R dev add peer $A:7411 size 8M > /dev/null && $R dev del rmem0 &&
+		 until [ \"\$($R -j server show s1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ]; do sleep 0.1; done &&
+		 t0=\$(date +%s%N) && $R server del s1 && t1=\$(date +%s%N) &&
+		 echo \"# server del took \$(((t1 - t0) / 1000000)) ms\" && [ \$(((t1 - t0) / 1000000)) -ge 2000 ] &&
+		 { [ $i = 3 ] || $R server add name s1 listen $A:7411 size 16M > /dev/null; }"
+done
+check "server del, unload" vm -t 60 "$H" "echo 0 > $P/fault_release_delay_ms; $R server del s0 && rmmod rmem"
 test_done
