@@ -52,7 +52,7 @@ unsigned int rmem_fault_release_delay_ms;
 module_param_named(fault_release_delay_ms, rmem_fault_release_delay_ms, uint,
 		   0644);
 MODULE_PARM_DESC(fault_release_delay_ms,
-		 "Testing only: a server's session release waits this long between leaving the session list and freeing the session (default: 0)");
+		 "Testing only: a server's session release waits this long (at most 60 s) between leaving the session list and freeing the session (default: 0)");
 
 unsigned long long rmem_fault_sector = U64_MAX;
 module_param_named(fault_sector, rmem_fault_sector, ullong, 0644);

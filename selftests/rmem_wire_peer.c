@@ -309,7 +309,7 @@ static int run_impostor(const char *addr, const char *port, uint16_t version,
 	/* a well-formed challenge: auth required, a nonce, no key behind it */
 	put32(chal, WIRE_MAGIC);
 	put16(chal + 4, version);
-	chal[8] = 1;			/* RMEM_AUTH_REQUIRED */
+	chal[8] = 3;			/* RMEM_AUTH_REQUIRED */
 	random_bytes(chal + 16, 32 + 16);	/* nonce, pool id */
 	memcpy(chal + 64, "impostor", 8);
 	cp.private_data = chal;
@@ -323,7 +323,8 @@ static int run_impostor(const char *addr, const char *port, uint16_t version,
 	       auth[6]);
 
 	/* READY: the session the client asked for, signed with noise */
-	size = le64toh(*(uint64_t *)(auth + 8));
+	memcpy(&size, auth + 8, 8);
+	size = le64toh(size);
 	nr = (size + chunk - 1) / chunk;
 	put32(ready, WIRE_MAGIC);
 	put16(ready + 4, version);

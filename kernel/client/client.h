@@ -214,6 +214,8 @@ struct rmem_remote_chunk {
  *	reconnect (recovery.c)
  * @dev: the device
  * @peer: the server's address and port
+ * @src: this host's address of queue pair 0's last connection, port 0: the
+ *	server takes LEAVE only from the session's address
  * @queues: its queue pairs, one per hardware queue of the device
  * @state: &enum rmem_dev_state of the connection
  * @handle: names the session in signed connect requests
@@ -275,6 +277,7 @@ struct rmem_remote_chunk {
 struct rmem_sess {
 	struct rmem_dev *dev;
 	struct sockaddr_storage peer;
+	struct sockaddr_storage src;
 	struct rmem_queue *queues;
 	enum rmem_dev_state state;
 	u64 handle;

@@ -441,6 +441,20 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 	rmem_queue_cm_fail(queue, err, why);
 }
 
+/* Keep the source address of queue pair 0's connection, without its port. */
+static void rmem_sess_keep_src(struct rmem_sess *sess, struct rdma_cm_id *id)
+{
+	struct sockaddr_storage *src = &sess->src;
+
+	memcpy(src, &id->route.addr.src_addr, sizeof(*src));
+	if (src->ss_family == AF_INET)
+		((struct sockaddr_in *)src)->sin_port = 0;
+	else if (src->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)src)->sin6_port = 0;
+	else
+		src->ss_family = AF_UNSPEC;
+}
+
 static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 				    struct rdma_cm_event *ev)
 {
@@ -482,9 +496,11 @@ static int __rmem_client_cm_handler(struct rdma_cm_id *id,
 		}
 		if (!queue->index && !queue->leave && !queue->sess->has_session)
 			rmem_queue_challenge(queue, ev);
-		if (!queue->index && !queue->leave)
+		if (!queue->index && !queue->leave) {
 			WRITE_ONCE(queue->sess->read_depth,
 				   ev->param.conn.initiator_depth);
+			rmem_sess_keep_src(queue->sess, id);
+		}
 		WRITE_ONCE(queue->connected, true);
 		rmem_queue_cm_fail(queue, 0, RMEM_CM_OK);
 		break;
@@ -626,7 +642,10 @@ int rmem_queue_connect(struct rmem_queue *queue,
 		return PTR_ERR(id);
 	}
 	queue->cm_id = id;
-	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sess->peer,
+	/* LEAVE goes from the address the session last connected from */
+	ret = rdma_resolve_addr(id, queue->leave && sess->src.ss_family ?
+				(struct sockaddr *)&sess->src : NULL,
+				(struct sockaddr *)&sess->peer,
 				rmem_connect_timeout_ms);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot resolve the peer address");

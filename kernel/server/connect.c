@@ -215,7 +215,8 @@ static struct rmem_session *rmem_session_find(struct rmem_server *srv,
  * address still allowed, and a JOIN or LEAVE from the session's own
  * address (that of its last connect: a RECONNECT may come from a new one).
  * A session made without a key may only LEAVE once the server requires
- * keys: its session key went out in clear.  Context: srv->lock held.
+ * keys: its session key went out in clear.  Only a request that passes
+ * all of these uses its counter up.  Context: srv->lock held.
  */
 static enum rmem_wire_status rmem_session_check_req(struct rmem_session *sess,
 						    const struct rmem_wire_connect *req,
@@ -249,6 +250,8 @@ static enum rmem_wire_status rmem_session_check_req(struct rmem_session *sess,
 	if (req->op != RMEM_WIRE_LEAVE && !sess->proven &&
 	    rmem_server_auth(sess->srv) == RMEM_AUTH_REQUIRED)
 		return RMEM_WIRE_ENOKEY;
+	/* accepted once at most, whatever the caller's later checks say */
+	sess->counter = le64_to_cpu(req->ctl.counter);
 	return RMEM_WIRE_OK;
 }
 

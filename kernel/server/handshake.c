@@ -441,8 +441,10 @@ enum rmem_wire_status rmem_hs_authenticate(struct rmem_session *sess)
  * @qpn: the queue pair number its REQ carries
  *
  * The MAC must be right and the counter greater than any the session
- * accepted before; a good request's counter becomes the session's, so
- * a request is accepted once at most.
+ * accepted before.  The caller makes the counter the session's once the
+ * request passes its other checks too (address), so that a request is
+ * accepted once at most, and a copy refused elsewhere does not use up
+ * the genuine request's counter.
  *
  * Context: srv->lock held.
  * Return: RMEM_WIRE_OK, EAUTH, EREPLAY or ENOMEM.
@@ -460,6 +462,5 @@ enum rmem_wire_status rmem_session_check_ctl(struct rmem_session *sess,
 		return RMEM_WIRE_EAUTH;
 	if (counter <= sess->counter)
 		return RMEM_WIRE_EREPLAY;
-	sess->counter = counter;
 	return RMEM_WIRE_OK;
 }

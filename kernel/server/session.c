@@ -583,7 +583,7 @@ static void rmem_session_release_work(struct work_struct *work)
 	 * must still wait for this one (023).
 	 */
 	if (READ_ONCE(rmem_fault_release_delay_ms))
-		msleep(READ_ONCE(rmem_fault_release_delay_ms));
+		msleep(min(READ_ONCE(rmem_fault_release_delay_ms), 60000U));
 	/* its last touch of @srv: rmem_server_destroy() may free it then */
 	rmem_session_free(sess);
 }
