@@ -210,6 +210,29 @@ int rmem_key_lookup(const char *desc, u8 *key)
 }
 
 /**
+ * rmem_volume_name_ok() - whether a volume name is well formed
+ * @v: the name
+ * @len: bytes of the buffer holding it
+ *
+ * Printable ASCII (blanks allowed), NUL terminated within @len, or empty
+ * (anonymous memory): safe to log and to show.  The client checks what
+ * the server will: a name from the wire is shown to the server's admin.
+ *
+ * Return: true if well formed.
+ */
+bool rmem_volume_name_ok(const char *v, size_t len)
+{
+	size_t i, n = strnlen(v, len);
+
+	if (n == len)
+		return false;
+	for (i = 0; i < n; i++)
+		if (v[i] < 0x20 || v[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/**
  * rmem_host_id_ok() - whether a host identity is well formed
  * @id: the identity
  * @len: bytes of the buffer holding it

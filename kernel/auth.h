@@ -27,6 +27,7 @@ int rmem_ctl_mac(struct crypto_shash *tfm, const struct rmem_wire_connect *req,
 int rmem_key_lookup(const char *desc, u8 *key);
 bool rmem_key_ok(const u8 *key);
 bool rmem_host_id_ok(const char *id, size_t len);
+bool rmem_volume_name_ok(const char *v, size_t len);
 
 /* The description of every host key in a keyring starts with this. */
 #define RMEM_KEY_PREFIX		"rmem:"

@@ -769,6 +769,11 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 					    "volume name must not be empty");
 			return -EINVAL;
 		}
+		if (!rmem_volume_name_ok(cfg->volume, sizeof(cfg->volume))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_VOLUME],
+					    "volume name must be printable ASCII");
+			return -EINVAL;
+		}
 	}
 	if (tb[RMEM_A_DEV_NAME])
 		nla_strscpy(cfg->name, tb[RMEM_A_DEV_NAME], sizeof(cfg->name));

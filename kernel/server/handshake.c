@@ -279,22 +279,6 @@ void rmem_hs_stop(struct rmem_session *sess)
 	memzero_explicit(sess->session_key, sizeof(sess->session_key));
 }
 
-/*
- * A volume name from the wire: NUL terminated, printable ASCII (it is
- * logged and shown to the server's admin); empty for anonymous memory.
- */
-static bool rmem_hs_volume_ok(const char *v, size_t len)
-{
-	size_t i, n = strnlen(v, len);
-
-	if (n == len)
-		return false;
-	for (i = 0; i < n; i++)
-		if (v[i] < 0x20 || v[i] > 0x7e)
-			return false;
-	return true;
-}
-
 /* The AUTH message is well formed: lengths, fields, reserved bytes. */
 static enum rmem_wire_status rmem_hs_check_msg(const struct rmem_session *sess)
 {
@@ -311,7 +295,7 @@ static enum rmem_wire_status rmem_hs_check_msg(const struct rmem_session *sess)
 	     memchr_inv(a->mac, 0, sizeof(a->mac))))
 		return RMEM_WIRE_EINVAL;
 	if (!size || !IS_ALIGNED(size, SZ_4K) ||
-	    !rmem_hs_volume_ok(a->volume, sizeof(a->volume)))
+	    !rmem_volume_name_ok(a->volume, sizeof(a->volume)))
 		return RMEM_WIRE_EINVAL;
 	if (a->host[0] && !rmem_host_id_ok(a->host, sizeof(a->host)))
 		return RMEM_WIRE_EINVAL;

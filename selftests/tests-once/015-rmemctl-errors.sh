@@ -28,6 +28,7 @@ expect_err "keepalive below 100 ms" "keep-alive interval must be 0 \\(off\\) or 
 expect_err "loss timeout over an hour" "loss timeout must be at most 1 hour" "$H" "$R dev add peer $A size 4M loss-timeout 61m"
 expect_err "unparsable loss timeout" "loss-timeout" "$H" "$R dev add peer $A size 4M loss-timeout soon"
 expect_err "too many QPs" "qps must be between 1 and 64" "$H" "$R dev add peer $A size 4M qps 65"
+expect_err "a volume name with a control character" "volume name must be printable ASCII" "$H" "$R dev add peer $A size 4M volume \$'v\\t1'"
 expect_err "zero queue depth" "queue depth must be between 1 and 1024" "$H" "$R dev add peer $A size 4M queue-depth 0"
 expect_err "read split not a power of two" "read split must be 0 .none. or a power of two from 64 KiB to 1 MiB" "$H" "$R dev add peer $A size 4M read-split 96K"
 expect_err "read depth 0" "read depth must be between 1 and 16" "$H" "$R dev add peer $A size 4M read-depth 0"
