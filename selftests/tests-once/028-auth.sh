@@ -98,13 +98,13 @@ check "no key in server show, text or JSON" vm "$S" \
 	"k=\$(cut -d: -f2 /tmp/ka.key | cut -c1-20); ! { $R server show; $R -j server show; } | grep -F \"\$k\""
 expect_err "a group-readable key file is refused" "may be read by group or others" "$C" \
 	"chmod 640 /tmp/ka2.key; $R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
-expect_err "a world-readable one too" "may be read by group or others (mode 0604)" "$C" \
+expect_err "a world-readable one too" "may be read by group or others \\(mode 0604\\)" "$C" \
 	"chmod 604 /tmp/ka2.key; $R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
-expect_err "and on the server" "may be read by group or others (mode 0644)" "$S" \
+expect_err "and on the server" "may be read by group or others \\(mode 0644\\)" "$S" \
 	"cp /tmp/kb.key /tmp/kb2.key; chmod 644 /tmp/kb2.key; $R server host add s0 host hostL key-file /tmp/kb2.key"
 # a key with one character changed: base64 still, its CRC-32 wrong
 vm "$C" "chmod 600 /tmp/ka2.key; python3 -c 'import sys; t = open(\"/tmp/ka.key\").read(); i = len(\"RMEM-1:\") + 5; c = \"B\" if t[i] != \"B\" else \"C\"; sys.stdout.write(t[:i] + c + t[i + 1:])' > /tmp/ka2.key"
-expect_err "a key with a typo is refused by its checksum" "the key's checksum is wrong (damaged or mistyped)" "$C" \
+expect_err "a key with a typo is refused by its checksum" "the key's checksum is wrong \\(damaged or mistyped\\)" "$C" \
 	"$R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
 expect_err "a file that is no key is refused" "not an rmem key" "$C" \
 	"echo hello > /tmp/ka2.key; $R dev add peer $A size 8M host hostA key-file /tmp/ka2.key"
