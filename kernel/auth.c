@@ -209,6 +209,17 @@ int rmem_key_lookup(const char *desc, u8 *key)
 #endif
 }
 
+/* @n bytes of @s, each from @lo to '~' (printable ASCII from @lo on). */
+static bool rmem_chars_in(const char *s, size_t n, char lo)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < lo || s[i] > '~')
+			return false;
+	return true;
+}
+
 /**
  * rmem_volume_name_ok() - whether a volume name is well formed
  * @v: the name
@@ -222,14 +233,9 @@ int rmem_key_lookup(const char *desc, u8 *key)
  */
 bool rmem_volume_name_ok(const char *v, size_t len)
 {
-	size_t i, n = strnlen(v, len);
+	size_t n = strnlen(v, len);
 
-	if (n == len)
-		return false;
-	for (i = 0; i < n; i++)
-		if (v[i] < 0x20 || v[i] > 0x7e)
-			return false;
-	return true;
+	return n < len && rmem_chars_in(v, n, ' ');
 }
 
 /**
@@ -244,12 +250,8 @@ bool rmem_volume_name_ok(const char *v, size_t len)
  */
 bool rmem_host_id_ok(const char *id, size_t len)
 {
-	size_t i, n = strnlen(id, len);
+	size_t n = strnlen(id, len);
 
-	if (!n || n == len || n >= RMEM_HOST_ID_MAX)
-		return false;
-	for (i = 0; i < n; i++)
-		if (id[i] < 0x21 || id[i] > 0x7e)
-			return false;
-	return true;
+	return n && n < len && n < RMEM_HOST_ID_MAX &&
+	       rmem_chars_in(id, n, '!');
 }
