@@ -1038,8 +1038,9 @@ int main(int argc, char **argv)
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *ai;
 	static uint8_t key[WIRE_KEY_LEN], other_key[WIRE_KEY_LEN];
 	const char *other_host = NULL;
-	unsigned int flood_n = 0, nr_other = 0;
+	unsigned int flood_n = 0;
 	struct sockaddr_storage other = {};
+	struct sockaddr *other_addr = NULL;
 	struct session s;
 	size_t i;
 	int a;
@@ -1076,7 +1077,7 @@ int main(int argc, char **argv)
 			sin->sin_family = AF_INET;
 			if (inet_pton(AF_INET, argv[++a], &sin->sin_addr) != 1)
 				return usage(argv[0]);
-			nr_other = 1;
+			other_addr = (struct sockaddr *)&other;
 		} else if (!strcmp(argv[a], "--from") && a + 1 < argc) {
 			if (parse_from(argv[++a]))
 				return usage(argv[0]);
@@ -1101,8 +1102,7 @@ int main(int argc, char **argv)
 	}
 	if (other_host) {
 		note("5. the handshake and signed requests");
-		auth_attacks(other_host, other_key,
-			     nr_other ? (struct sockaddr *)&other : NULL);
+		auth_attacks(other_host, other_key, other_addr);
 		goto out;
 	}
 

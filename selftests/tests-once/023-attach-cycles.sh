@@ -11,9 +11,8 @@
 # sees errors and nothing hangs.  Last, server del right after a detach,
 # while the session's release (held 15 s by fault_release_delay_ms after
 # it left the session list and gave its memory back: the pool's use is 0
-# then) has not freed its CQ and PD: the removal
-# waits for it (it used to free the server under it: a use after free
-# that KASAN reports, and a server del that returned at once).
+# then) has not freed its CQ and PD: the removal waits for it (it used to
+# free the server, and drop its device reference, under that release).
 source "$(dirname "$0")/../lib.sh"
 
 CYCLES=${RMEM_CYCLES:-200}
