@@ -13,6 +13,9 @@
 # <stamp>/<target>-<job>.{sym,dso}.txt and a summary on stdout.
 : "${LAB_MEM:=2560}"
 export LAB_MEM
+# multi-threaded TCG, as make bench (bench.sh says why)
+: "${LAB_TCG_THREAD:=multi}"
+export LAB_TCG_THREAD
 source "$(dirname "$0")/lib.sh"
 SIZE_MB=256
 RUNTIME=${RUNTIME:-10}
