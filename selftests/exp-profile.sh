@@ -7,7 +7,8 @@
 # randwrite QD32 under fio while perf samples every CPU (cpu-clock: TCG
 # has no hardware counters), then the top symbols and modules of each.
 #
-#   make module && LAB_KERNEL=6.1 selftests/exp-profile.sh   (perf: Debian 12's, 6.1)
+#   make module && selftests/exp-profile.sh   (the newest lab kernel; perf is
+#   Debian 12's 6.1 and profiled 6.12 on 29 November; LAB_KERNEL=6.1 for 6.1)
 #
 # RUNTIME: seconds sampled per job (default 10).  Output: build/profile/
 # <stamp>/<target>-<job>.{sym,dso}.txt and a summary on stdout.
@@ -32,11 +33,14 @@ rmem_load "$H" || exit 1
 lab_exec "$H" "$R server add name prof listen $A size $((SIZE_MB + 64))M > /dev/null && $R dev add peer $A size ${SIZE_MB}M > /dev/null" || exit 1
 lab_exec -t 600 "$H" "for d in /dev/rmem0 $NVME; do dd if=/dev/zero of=\$d bs=1M count=$SIZE_MB oflag=direct status=none || exit 1; done" || exit 1
 
-# prof TARGET DEV RW: fio for RUNTIME + 4 s, perf for RUNTIME s inside it
+# prof TARGET DEV RW: perf samples every CPU while fio runs for RUNTIME s
+# (perf starts fio: under TCG perf's own start takes seconds, and a
+# recording started beside fio missed it whole; no call graphs, which
+# doubled the sampling's cost)
 prof()
 {
 	local t=$1 dev=$2 rw=$3 f=/tmp/perf.data
-	lab_exec -t $((RUNTIME * 3 + 120)) "$H" "(fio --name=p --filename=$dev --direct=1 --ioengine=libaio --size=$((SIZE_MB / 2))M --time_based --runtime=$((RUNTIME + 4)) --rw=$rw --bs=4k --iodepth=32 --numjobs=\$(nproc) --group_reporting --output-format=json > /tmp/fio.json 2>&1 &); sleep 2; perf record -q -e cpu-clock -a -g -o $f -- sleep $RUNTIME > /dev/null 2>&1; while pgrep -x fio > /dev/null; do sleep 0.5; done" || return 1
+	lab_exec -t $((RUNTIME * 3 + 120)) "$H" "perf record -q -e cpu-clock -a -o $f -- fio --name=p --filename=$dev --direct=1 --ioengine=libaio --size=$((SIZE_MB / 2))M --time_based --runtime=$RUNTIME --rw=$rw --bs=4k --iodepth=32 --numjobs=\$(nproc) --group_reporting --output-format=json > /tmp/fio.json 2> /tmp/perf.err" || return 1
 	lab_exec -t 300 "$H" "perf report -q -i $f --no-children --sort sym --stdio -g none --percent-limit 0.5" > "$OUT/$t-$rw.sym.txt"
 	lab_exec -t 300 "$H" "perf report -q -i $f --no-children --sort dso --stdio -g none" > "$OUT/$t-$rw.dso.txt"
 	echo "# $t $rw: $(lab_exec "$H" "python3 -c 'import json; j = json.load(open(\"/tmp/fio.json\"))[\"jobs\"][0]; s = j[\"read\"] if j[\"read\"][\"io_bytes\"] else j[\"write\"]; print(round(s[\"iops\"]), \"IOPS\")'")"
