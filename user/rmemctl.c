@@ -35,6 +35,8 @@ static void usage(FILE *f)
 		"       rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
+		"                       [ read-split SIZE | read-split off ]\n"
+		"                       [ read-depth N ]\n"
 		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name rmemN ]\n"
 		"       rmemctl dev del rmemN [ force ]\n"
