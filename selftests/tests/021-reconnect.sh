@@ -5,9 +5,10 @@
 #  A. the server's link drops for 3 s while fio writes and verifies: the
 #     device goes "reconnecting", then "live" again; fio sees no error and
 #     every block verifies; both transitions are announced as events;
+#     the attempts are traced (rmem_reconnect);
 #  B. the client's own link stays down beyond the loss timeout (rxe then
 #     holds its work requests instead of failing them: the probe deadline
-#     finds it): the device goes dead,
+#     finds it, traced: rmem_probe_miss): the device goes dead,
 #     reads fail with EIO (never zeros), it stays dead when the link comes
 #     back, and the server frees the memory once its hold time is over;
 #  C. the server loses the session (server del + add: a new pool): the
@@ -59,6 +60,11 @@ expect_eq "dev show reports the timeouts" "500 ${LT_A}000" json "$C" \
 vm "$C" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-64k --size=48M --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
 sleep 4
 check "fio is writing when the link goes" vm "$C" "[ ! -e /tmp/fio.rc ] && pgrep -x fio > /dev/null"
+# the reconnect and probe tracepoints (issue 18): A traces the attempts,
+# B (no I/O: only the probe can find the loss) the unanswered probe
+TR=/sys/kernel/tracing
+check "tracing rmem_reconnect and rmem_probe_miss" vm "$C" \
+	"{ [ -d $TR/events ] || mount -t tracefs nodev $TR; } && echo > $TR/trace && echo 1 > $TR/events/rmem/rmem_reconnect/enable && echo 1 > $TR/events/rmem/rmem_probe_miss/enable"
 lab_link "$S" off
 T=$(wait_state rmem0 reconnecting 20) && echo "# ok: loss detected after $T ms" ||
 	{ echo "# FAIL: loss not detected: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
@@ -75,15 +81,20 @@ check "reconnected (at least once), no I/O error counted" vm "$C" \
 check "events: reconnecting, then live" vm "$C" \
 	"grep -o '\"state\": *\"[a-z]*\"' /tmp/monitor.log | tr -d ' \"' | tr '\n' ' ' | grep -q 'state:reconnecting state:live'"
 check "kernel log: reconnected after N ms" vm "$C" "dmesg | grep -E 'rmem0: reconnected to .* after [0-9]+ ms'"
+check "rmem_reconnect traced each attempt: device, attempt number, time since the loss" vm "$C" \
+	"grep rmem_reconnect: $TR/trace | head -n 2 >&2; grep -Eq 'rmem_reconnect: rmem0 attempt 1, [0-9]+ ms after the loss' $TR/trace"
 check "detach" vm -t 60 "$C" "$R dev del rmem0"
 expect_eq "detach released the memory on the server at once" "0" json "$S" "j[0]['used']" server show
 
 echo "# B: loss beyond the loss timeout"
 check "attach with loss-timeout 4s" vm -t 120 "$C" \
 	"$R dev add peer $A size 16M keepalive 500ms loss-timeout 4s > /dev/null && python3 -c 'import sys; sys.stdout.buffer.write(bytes([0xaa]) * 65536)' | dd of=/dev/rmem0 bs=64k oflag=direct status=none"
+vm "$C" "echo > $TR/trace"
 lab_link "$C" off
 T=$(wait_state rmem0 dead 40) && echo "# ok: dead $T ms after the link went down" ||
 	{ echo "# FAIL: not dead: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "rmem_probe_miss traced the unanswered probe: device, time late, status" vm "$C" \
+	"grep rmem_probe_miss: $TR/trace | head -n 2 >&2; grep -Eq 'rmem_probe_miss: rmem0 probe unanswered for [0-9]+ ms, work completion status -?[0-9]+' $TR/trace && echo 0 > $TR/events/rmem/rmem_reconnect/enable && echo 0 > $TR/events/rmem/rmem_probe_miss/enable"
 check "a read fails with EIO (no zeros, no stale data)" read_fails rmem0
 lab_link "$C" on
 sleep 3
