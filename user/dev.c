@@ -80,6 +80,12 @@ static const struct {
 	{ RMEM_A_STATS_DISCARD_BYTES,	"discard_bytes", " discard-bytes %llu" },
 };
 
+/*
+ * dev show -s (or rmemctl -s): the counters and latency lines in text
+ * output too, as ip -s does; JSON always has them.
+ */
+static bool dev_text_stats;
+
 /* The latency histograms, each on a text line of its own. */
 static const struct {
 	uint16_t type;
@@ -127,7 +133,7 @@ static void dev_usage(FILE *f)
 		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
-		"       rmemctl dev show [ DEV ]\n"
+		"       rmemctl dev show [ -s ] [ DEV ]\n"
 		"       rmemctl dev stats reset DEV\n"
 		"       rmemctl dev help\n"
 		"where  DEV := rmemN (or /dev/rmemN)\n"
@@ -432,7 +438,7 @@ static int dev_print(const struct nlattr *nest)
 			     auth ? "authenticated" : "unauthenticated");
 	}
 
-	if (tb[RMEM_A_DEV_STATS])
+	if (tb[RMEM_A_DEV_STATS] && (dev_text_stats || is_json_context()))
 		ret = dev_print_stats(tb[RMEM_A_DEV_STATS]);
 	print_nl();
 	close_json_object();
@@ -752,6 +758,12 @@ static int dev_show(struct rmemctl *ctl)
 {
 	const char *name = arg_next(ctl);
 	struct nl *nl;
+
+	dev_text_stats = ctl->stats;
+	if (name && !strcmp(name, "-s")) {
+		dev_text_stats = true;
+		name = arg_next(ctl);
+	}
 
 	if (name && arg_is_help(name)) {
 		dev_usage(stdout);

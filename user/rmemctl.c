@@ -21,7 +21,7 @@ static void usage(FILE *f)
 		"       rmemctl { -V | --version }\n"
 		"       rmemctl { -h | --help }\n"
 		"where  OBJECT := { server | dev | volume | key | monitor }\n"
-		"       OPTIONS := { -j | --json | -p | --pretty }\n"
+		"       OPTIONS := { -j | --json | -p | --pretty | -s | --stats }\n"
 		"\n"
 		"       rmemctl server add name NAME listen ADDR[:PORT] size SIZE\n"
 		"                          [ mr-size SIZE ] [ allow PREFIX ]...\n"
@@ -40,7 +40,7 @@ static void usage(FILE *f)
 		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name rmemN ]\n"
 		"       rmemctl dev del rmemN [ force ]\n"
-		"       rmemctl dev show [ rmemN ]\n"
+		"       rmemctl dev show [ -s ] [ rmemN ]\n"
 		"       rmemctl dev stats reset rmemN\n"
 		"       rmemctl volume show [ server NAME ]\n"
 		"       rmemctl volume del server NAME volume VOL\n"
@@ -223,6 +223,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json",	no_argument,	NULL, 'j' },
 		{ "pretty",	no_argument,	NULL, 'p' },
+		{ "stats",	no_argument,	NULL, 's' },
 		{ "version",	no_argument,	NULL, 'V' },
 		{ "help",	no_argument,	NULL, 'h' },
 		{ NULL,		0,		NULL, 0 }
@@ -232,7 +233,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+jpVh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+jpsVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -240,6 +241,9 @@ int main(int argc, char **argv)
 		case 'p':
 			json = true;
 			pretty = true;
+			break;
+		case 's':
+			ctl.stats = true;
 			break;
 		case 'V':
 			printf("rmemctl %s (netlink family \"%s\" version %d)\n",

@@ -21,6 +21,7 @@ struct rmemctl {
 	char **argv;
 	struct nl nl;
 	bool nl_ready;
+	bool stats;		/* -s: statistics in text output too */
 };
 
 /* One word of the command line and its handler: 0 or -1 on failure. */

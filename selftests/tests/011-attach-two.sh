@@ -77,7 +77,9 @@ expect_eq "read histogram: 20, none under bucket $B, most in $B-$((B + 1)), max 
 expect_eq "write histogram: 10, none under bucket $B, most in $B-$((B + 1))" "10 0 True" \
 	json "$C" "sum(j[0]['stats']['write_latency']['counts']), sum(j[0]['stats']['write_latency']['counts'][:$B]), sum(j[0]['stats']['write_latency']['counts'][$B:$((B + 2))]) >= 6" dev show
 check "dev show prints the read and write latency percentiles" vm "$C" \
-	"$R dev show rmem0 | tee /dev/stderr | grep -q 'read latency: p50 .* (20 requests)' && $R dev show rmem0 | grep -q 'write latency: p50 .* (10 requests)'"
+	"$R dev show -s rmem0 | tee /dev/stderr | grep -q 'read latency: p50 .* (20 requests)' && $R -s dev show rmem0 | grep -q 'write latency: p50 .* (10 requests)'"
+check "without -s, dev show's text has no counters or latency lines" vm "$C" \
+	"$R dev show rmem0 > /tmp/show.txt && grep -q '^rmem0: ' /tmp/show.txt && ! grep -E 'latency:|read-bytes' /tmp/show.txt"
 check "rmem_rq_issue traced each read: device, queue, op, offset, length" vm "$C" \
 	"grep rmem_rq_issue: $T/trace | head -n 2 >&2; [ \$(grep -c 'rmem_rq_issue: rmem0 queue [01] tag [0-9]* read offset [0-9]* len 4096' $T/trace) = 20 ] && grep -q 'rmem_rq_issue: rmem0 .* read offset 409600 len 4096' $T/trace"
 check "rmem_rq_done traced each with its latency (>= $RT_NS ns) and status 0" vm "$C" \
