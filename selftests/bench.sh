@@ -44,7 +44,7 @@ export LAB_MEM
 # Multi-threaded TCG, one host thread per vCPU, as on 21 November: the
 # lab's default since then, single (lab.sh), runs a VM's vCPUs in turn on
 # one thread, and a round trip that needs both (a post on one, rxe's
-# tasklet or the completion on the other) then waits for the switch:
+# task or the completion on the other) then waits for the switch:
 # ib_read_lat measured 3.9 ms against 88 us.  The smoke keeps the lab's
 # default, where make check measured its guards.
 if [ "${1:-both}" != smoke ]; then

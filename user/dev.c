@@ -80,12 +80,6 @@ static const struct {
 	{ RMEM_A_STATS_DISCARD_BYTES,	"discard_bytes", " discard-bytes %llu" },
 };
 
-/*
- * dev show -s (or rmemctl -s): the counters and latency lines in text
- * output too, as ip -s does; JSON always has them.
- */
-static bool dev_text_stats;
-
 /* The latency histograms, each on a text line of its own. */
 static const struct {
 	uint16_t type;
@@ -333,10 +327,11 @@ static void print_duration(const char *key, const char *fmt,
 }
 
 /*
- * One device: up to three lines of text and one per latency histogram
- * with requests, or one JSON object.
+ * One device: two lines of text, and with @stats (dev show -s, events) a
+ * third with the counters and one per latency histogram with requests;
+ * or one JSON object, which always has the counters.
  */
-static int dev_print(const struct nlattr *nest)
+static int dev_print(const struct nlattr *nest, bool stats)
 {
 	const struct nlattr *tb[RMEM_A_DEV_MAX + 1];
 	char buf[ADDR_STR_LEN];
@@ -438,7 +433,7 @@ static int dev_print(const struct nlattr *nest)
 			     auth ? "authenticated" : "unauthenticated");
 	}
 
-	if (tb[RMEM_A_DEV_STATS] && (dev_text_stats || is_json_context()))
+	if (tb[RMEM_A_DEV_STATS] && (stats || is_json_context()))
 		ret = dev_print_stats(tb[RMEM_A_DEV_STATS]);
 	print_nl();
 	close_json_object();
@@ -457,18 +452,19 @@ static const struct nlattr *dev_nest(const struct nlmsghdr *nlh)
 	return tb[RMEM_A_DEV];
 }
 
-int dev_print_msg(const struct nlmsghdr *nlh)
+int dev_print_msg(const struct nlmsghdr *nlh, bool stats)
 {
 	const struct nlattr *nest = dev_nest(nlh);
 
-	if (!nest || dev_print(nest) < 0)
+	if (!nest || dev_print(nest, stats) < 0)
 		return MNL_CB_ERROR;
 	return MNL_CB_OK;
 }
 
+/* @data: whether the text has the counters (dev show -s or rmemctl -s) */
 static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 {
-	return dev_print_msg(nlh);
+	return dev_print_msg(nlh, *(const bool *)data);
 }
 
 /* Start a request whose RMEM_A_DEV nest holds the device's name. */
@@ -499,7 +495,7 @@ static int dev_add_cb(const struct nlmsghdr *nlh, void *data)
 	if (ctx->printed)
 		return MNL_CB_OK;
 	if (is_json_context()) {
-		if (dev_print(nest) < 0)
+		if (dev_print(nest, true) < 0)
 			return MNL_CB_ERROR;
 	} else {
 		if (nl_parse_nested(nest, tb, RMEM_A_DEV_MAX, dev_policy) < 0)
@@ -757,11 +753,11 @@ static int dev_del(struct rmemctl *ctl)
 static int dev_show(struct rmemctl *ctl)
 {
 	const char *name = arg_next(ctl);
+	bool stats = ctl->stats;
 	struct nl *nl;
 
-	dev_text_stats = ctl->stats;
 	if (name && !strcmp(name, "-s")) {
-		dev_text_stats = true;
+		stats = true;
 		name = arg_next(ctl);
 	}
 
@@ -784,7 +780,7 @@ static int dev_show(struct rmemctl *ctl)
 		nl_nest_end(nl, dev_msg(nl, RMEM_CMD_DEV_GET, name));
 	else
 		nl_msg(nl, RMEM_CMD_DEV_GET, NLM_F_DUMP);
-	return rmemctl_list(nl, dev_show_cb, NULL);
+	return rmemctl_list(nl, dev_show_cb, &stats);
 }
 
 /* dev stats reset DEV: the counters and latency histograms from zero. */

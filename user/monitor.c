@@ -49,7 +49,7 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 
 	switch (genl->cmd) {
 	case RMEM_CMD_DEV_STATE_NTF:
-		dev_print_msg(nlh);
+		dev_print_msg(nlh, true);
 		break;
 	default:
 		/* An event of a newer kernel. */

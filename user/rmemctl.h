@@ -88,7 +88,7 @@ int rmemctl_list(struct nl *nl, mnl_cb_t cb, void *data);
  * reply or a DEV_STATE_NTF event) like "dev show" does.
  * Return: MNL_CB_OK, or MNL_CB_ERROR after printing why.
  */
-int dev_print_msg(const struct nlmsghdr *nlh);
+int dev_print_msg(const struct nlmsghdr *nlh, bool stats);
 
 /* Objects. */
 int cmd_server(struct rmemctl *ctl);
