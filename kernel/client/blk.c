@@ -84,7 +84,7 @@ static bool rmem_rq_goes_again(struct rmem_dev *dev, struct request *rq)
 static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
 			    u64 lat_ns)
 {
-	struct rmem_stats *st = &queue->stats;
+	struct rmem_stats *st = &queue->io->stats;
 	enum rmem_lat_dir d = RMEM_LAT_WRITE;
 	u64 us = div_u64(lat_ns, NSEC_PER_USEC);
 	unsigned int b;
@@ -186,7 +186,7 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 		rmem_rq_account(queue, rq, lat_ns);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
 			   cmd->status);
-	WRITE_ONCE(queue->last_done, jiffies);
+	WRITE_ONCE(queue->io->last_done, jiffies);
 	if (queue->poll) {
 		/*
 		 * raw: ib_drain_qp() on a polled CQ ends flushed requests here
@@ -675,7 +675,7 @@ static ssize_t qp_requests_show(struct device *d,
 	int len = 0;
 
 	for (i = 0; i < dev->nr_queues; i++) {
-		const struct rmem_stats *st = &dev->sess->queues[i].stats;
+		const struct rmem_stats *st = &dev->queue_io[i].stats;
 
 		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
 				     READ_ONCE(st->reads) + READ_ONCE(st->writes) +
@@ -769,7 +769,7 @@ static unsigned int rmem_ext_reserve(const struct rmem_dev *dev)
  *
  * Its requests (blk-mq allocates each with its PDU, cmd_size, queue depth
  * times the hardware queues), the reserve of its mempool for larger
- * requests, its queue array, chunk table, zero buffer, itself and its
+ * requests, its queue arrays, chunk table, zero buffer, itself and its
  * session; not the RDMA device's memory for its queue pairs and CQs,
  * which the driver allocates, nor an I/O scheduler's requests, nor the
  * mempool's elements beyond its reserve (taken while large requests are
@@ -786,6 +786,8 @@ u64 rmem_dev_memory(const struct rmem_dev *dev)
 	       (u64)rmem_ext_reserve(dev) *
 	       kmalloc_size_roundup(sizeof(struct rmem_req_ext)) +
 	       RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
+	       kmalloc_size_roundup(array_size(dev->nr_queues,
+					       sizeof(struct rmem_queue_io))) +
 	       (u64)dev->sess->nr_chunks * sizeof(*dev->sess->chunks) +
 	       RMEM_ZERO_BUF + sizeof(*dev) + sizeof(*dev->sess);
 }

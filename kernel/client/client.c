@@ -83,6 +83,7 @@ static void rmem_dev_free(struct rmem_dev *dev)
 		rmem_sess_free(sess);
 	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	kfree(dev->zero);
+	kvfree(dev->queue_io);
 	if (dev->index >= 0)
 		ida_free(&rmem_ida, dev->index);
 	kfree(dev);
@@ -155,7 +156,6 @@ static struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
 		sess->queues[i].dev = dev;
 		sess->queues[i].sess = sess;
 		sess->queues[i].index = i;
-		spin_lock_init(&sess->queues[i].batch_lock);
 	}
 	return sess;
 }
@@ -399,7 +399,7 @@ static void rmem_dev_stats_sum(struct rmem_dev *dev, struct rmem_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < dev->nr_queues; i++) {
-		const struct rmem_stats *q = &dev->sess->queues[i].stats;
+		const struct rmem_stats *q = &dev->queue_io[i].stats;
 
 		st->reads += READ_ONCE(q->reads);
 		st->read_bytes += READ_ONCE(q->read_bytes);
@@ -479,7 +479,7 @@ int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
 	/* the longest first: a request counted after it is kept whole */
 	for (i = 0; i < dev->nr_queues; i++)
 		for (d = 0; d < RMEM_LAT_DIRS; d++)
-			WRITE_ONCE(dev->sess->queues[i].stats.lat_max_ns[d], 0);
+			WRITE_ONCE(dev->queue_io[i].stats.lat_max_ns[d], 0);
 	/* summed aside, then copied: a notification never sees it zeroed */
 	rmem_dev_stats_sum(dev, &base);
 	dev->stats_base = base;

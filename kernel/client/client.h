@@ -151,6 +151,28 @@ struct rmem_stats {
 };
 
 /**
+ * struct rmem_queue_io - what the I/O of one hardware queue writes
+ * @batch_lock: protects @batch and @batch_nr
+ * @batch_nr: requests in @batch
+ * @batch: requests built, to be posted with one doorbell (wr.c)
+ * @last_done: jiffies of the last request completion
+ * @stats: counters
+ *
+ * One per hardware queue, in an array on the RDMA device's NUMA node
+ * (rmem_dev_setup_ib()).  What submission writes and what completion
+ * writes sit on cache lines of their own.
+ */
+struct rmem_queue_io {
+	/* submission (->queue_rq()) */
+	spinlock_t batch_lock ____cacheline_aligned_in_smp; /* @batch, @batch_nr */
+	unsigned int batch_nr;
+	struct rmem_req *batch[RMEM_BATCH];
+	/* completion (the CQ's context) */
+	unsigned long last_done ____cacheline_aligned_in_smp;
+	struct rmem_stats stats;
+};
+
+/**
  * struct rmem_queue - one queue pair of a session: one RC queue pair, one
  *	CQ, serving the hardware queue of the same index
  * @dev: the device
@@ -166,14 +188,12 @@ struct rmem_stats {
  * @poll: completions are reaped by rmem_poll(), not by interrupt
  * @leave: not a queue pair: a RMEM_WIRE_LEAVE request at detach
  * @poll_cq: @cq of a polled queue while pollers may use it (RCU)
- * @batch_lock: protects @batch and @batch_nr
- * @batch_nr: requests in @batch
- * @batch: requests built, to be posted with one doorbell (wr.c)
- * @last_done: jiffies of the last request completion
- * @stats: counters
+ * @io: what its I/O writes (&rmem_dev.queue_io), from the first connect of
+ *	queue pair 0 on
  *
- * What submission writes and what completion writes sit on cache lines of
- * their own, apart from each other and from the fields both only read.
+ * Allocated with the session, before the RDMA device, and so its NUMA
+ * node, is known; the I/O path only reads it, but for @connected when a
+ * work request fails.
  */
 struct rmem_queue {
 	struct rmem_dev *dev;
@@ -189,13 +209,7 @@ struct rmem_queue {
 	bool poll;
 	bool leave;
 	struct ib_cq __rcu *poll_cq;
-	/* submission (->queue_rq()), on lines of its own */
-	spinlock_t batch_lock ____cacheline_aligned_in_smp; /* @batch, @batch_nr */
-	unsigned int batch_nr;
-	struct rmem_req *batch[RMEM_BATCH];
-	/* completion (the CQ's context), on lines of its own */
-	unsigned long last_done ____cacheline_aligned_in_smp;
-	struct rmem_stats stats;
+	struct rmem_queue_io *io;
 };
 
 /**
@@ -343,6 +357,8 @@ struct rmem_sess {
  * @nr_queues: queue pairs of each session (hardware queues):
  *	interrupt-driven ones first, then @nr_poll polled ones
  * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of them
+ * @queue_io: what each hardware queue's I/O writes, @nr_queues of them on
+ *	the RDMA device's NUMA node, from the first connect of queue pair 0
  * @max_sge: scatter/gather entries per work request
  * @read_tail: the device is Soft-RoCE: a READ request ends with a small
  *	signalled READ of its last bytes (see rmem_build_wrs())
@@ -372,6 +388,7 @@ struct rmem_dev {
 	struct ib_pd *pd;
 	unsigned int nr_queues;
 	unsigned int nr_poll;
+	struct rmem_queue_io *queue_io;
 	unsigned int max_sge;
 	bool read_tail;
 	void *zero;

@@ -204,8 +204,33 @@ static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
 }
 
 /*
- * Route resolved, no RDMA device in use: take @id's device; limits, PD,
- * DMA.
+ * What the hardware queues' I/O writes, near the RDMA device that
+ * completes it: once, when the first connect has fixed their number.
+ * Not later (with the tag set): the probes, which start before the disk
+ * exists, read the queues' last_done.  Failing, it fails the attach.
+ */
+static int rmem_dev_alloc_queue_io(struct rmem_dev *dev,
+				   struct ib_device *ibdev)
+{
+	unsigned int i;
+
+	if (dev->queue_io)
+		return 0;
+	dev->queue_io = kvzalloc_node(array_size(dev->nr_queues,
+						 sizeof(*dev->queue_io)),
+				      GFP_KERNEL, ibdev_to_node(ibdev));
+	if (!dev->queue_io)
+		return -ENOMEM;
+	for (i = 0; i < dev->nr_queues; i++) {
+		spin_lock_init(&dev->queue_io[i].batch_lock);
+		dev->sess->queues[i].io = &dev->queue_io[i];
+	}
+	return 0;
+}
+
+/*
+ * Route resolved, no RDMA device in use: take @id's device; limits, the
+ * queues' I/O part, PD, DMA.
  */
 static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 {
@@ -221,6 +246,8 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 	if (!rmem_client_ibdev_usable(ibdev))
 		return -ENODEV;
 	ret = rmem_dev_ib_limits(dev, ibdev);
+	if (!ret)
+		ret = rmem_dev_alloc_queue_io(dev, ibdev);
 	if (ret)
 		return ret;
 	/* rdma_cm ids alone do not keep the device: PD, CQs, DMA do */

@@ -204,7 +204,7 @@ static bool rmem_sess_progress(struct rmem_sess *sess, unsigned long since)
 	unsigned int i;
 
 	for (i = 0; i < sess->dev->nr_queues; i++)
-		if (time_after(READ_ONCE(sess->queues[i].last_done), since))
+		if (time_after(READ_ONCE(sess->queues[i].io->last_done), since))
 			return true;
 	return false;
 }

@@ -455,17 +455,18 @@ static unsigned int rmem_take_batch(struct rmem_queue *queue,
 				    struct rmem_req *cmd, bool all,
 				    struct rmem_req **cmds)
 {
+	struct rmem_queue_io *io = queue->io;
 	unsigned int n = 0;
 
-	spin_lock(&queue->batch_lock);
+	spin_lock(&io->batch_lock);
 	if (cmd)
-		queue->batch[queue->batch_nr++] = cmd;
-	if (all || queue->batch_nr == RMEM_BATCH) {
-		n = queue->batch_nr;
-		memcpy(cmds, queue->batch, n * sizeof(cmds[0]));
-		queue->batch_nr = 0;
+		io->batch[io->batch_nr++] = cmd;
+	if (all || io->batch_nr == RMEM_BATCH) {
+		n = io->batch_nr;
+		memcpy(cmds, io->batch, n * sizeof(cmds[0]));
+		io->batch_nr = 0;
 	}
-	spin_unlock(&queue->batch_lock);
+	spin_unlock(&io->batch_lock);
 	return n;
 }
 
