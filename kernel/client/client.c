@@ -43,10 +43,15 @@ void rmem_dev_announce(struct rmem_dev *dev)
 	memalloc_noio_restore(noio);
 }
 
-static void rmem_dev_set_state(struct rmem_dev *dev, enum rmem_dev_state s)
+/* Return: the state before. */
+static enum rmem_dev_state rmem_dev_set_state(struct rmem_dev *dev,
+					      enum rmem_dev_state s)
 {
-	if (xchg(&dev->sess->state, s) != s)
+	enum rmem_dev_state old = xchg(&dev->sess->state, s);
+
+	if (old != s)
 		rmem_dev_announce(dev);
+	return old;
 }
 
 /* Free what a session holds; its queue pairs and the device's IB are gone. */
@@ -332,10 +337,17 @@ out_free_dev:
  */
 static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 {
-	bool live = rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE;
+	bool live;
 
 	list_del(&dev->node);
-	rmem_dev_set_state(dev, RMEM_DEV_STATE_DELETING);
+	/*
+	 * Live as this exchange found it: a reconnect that made the device
+	 * live just before has the server's session back, and only LEAVE
+	 * ends it before its hold time (one that finds the device deleting
+	 * ends it itself, rmem_sess_reconnected_late()).
+	 */
+	live = rmem_dev_set_state(dev, RMEM_DEV_STATE_DELETING) ==
+	       RMEM_DEV_STATE_LIVE;
 	rmem_sess_recovery_stop(dev->sess);
 	/* requests held for a reconnect fail now */
 	rmem_dev_resume_io(dev);
