@@ -302,6 +302,7 @@ struct rmem_sconn {
  * @ka_work: probes queue pair 0 with a zero-length RDMA WRITE
  * @ka: the probe in flight (probe.c)
  * @hold: how long an orphaned session waits for RMEM_WIRE_RECONNECT
+ * @orphan_at: jiffies when it was last orphaned
  * @live: READY was sent; JOINs accepted
  * @was_live: @live was set once (the client may have written data)
  * @volume_created: this session created @volume
@@ -365,6 +366,7 @@ struct rmem_session {
 	struct delayed_work ka_work;
 	struct rmem_probe ka;
 	unsigned long hold;
+	unsigned long orphan_at;
 	bool live;
 	bool was_live;
 	bool volume_created;

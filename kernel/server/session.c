@@ -405,6 +405,7 @@ void rmem_session_lost(struct rmem_session *sess)
 		return;
 	}
 	sess->orphan = true;
+	sess->orphan_at = jiffies;
 	sess->live = false;
 	queue_work(rmem_wq, &sess->orphan_work);
 	mod_delayed_work(rmem_wq, &sess->hold_work, sess->hold);
@@ -465,7 +466,16 @@ static void rmem_session_hold_work(struct work_struct *work)
 						 struct rmem_session, hold_work);
 
 	mutex_lock(&sess->srv->lock);
-	if (sess->orphan && !sess->dead) {
+	/*
+	 * A run that waited for the lock while a RECONNECT took the session
+	 * back, and a new loss orphaned it again, is not that loss's: its
+	 * hold starts over (rmem_session_lost() queued the work again).
+	 */
+	if (sess->orphan && !sess->dead &&
+	    time_before(jiffies, sess->orphan_at + sess->hold)) {
+		mod_delayed_work(rmem_wq, &sess->hold_work,
+				 sess->orphan_at + sess->hold - jiffies);
+	} else if (sess->orphan && !sess->dead) {
 		pr_info("server %s: %pISp did not reconnect in %u ms; session released\n",
 			sess->srv->name, &sess->peer, jiffies_to_msecs(sess->hold));
 		rmem_session_kill(sess);
