@@ -634,13 +634,6 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	       READ_ONCE(sess->attempt_ready) ? " and its grace" : "",
 	       READ_ONCE(sess->attempts), READ_ONCE(sess->stage));
 	rmem_dev_resume_io(dev);
-	/*
-	 * Requests still on the lost queue pairs (the reconnect work may
-	 * not have torn them down: it had not started, or is stuck) fail
-	 * now, not at their timeout; the queue pairs stop holding the
-	 * RDMA device and, should the link come back, the server's session.
-	 */
-	rmem_sess_abort(sess);
 	rmem_dev_announce(dev);
 }
 
@@ -671,10 +664,9 @@ void rmem_sess_recovery_stop(struct rmem_sess *sess)
 	/* the probe first: it may queue a loss */
 	cancel_delayed_work_sync(&sess->ka_work);
 	cancel_work_sync(&sess->fail_work);
+	cancel_work_sync(&sess->abort_work);
 	cancel_delayed_work_sync(&sess->reconnect_work);
 	cancel_delayed_work_sync(&sess->deadline_work);
-	/* after the deadline, which queues it */
-	cancel_work_sync(&sess->abort_work);
 	/* and last: a reconnect that succeeded just now restarted it */
 	cancel_delayed_work_sync(&sess->ka_work);
 }
