@@ -37,7 +37,14 @@ link_del()
 	lab_exec -t 120 "$1" "t0=\$(date +%s%N); timeout 60 rdma link del rxe0 || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))"
 }
 link_add() { lab_exec -t 60 "$1" "rdma link add rxe0 type rxe netdev eth0 && for i in \$(seq 50); do rdma link show rxe0/1 | grep -q ACTIVE && exit 0; sleep 0.2; done; exit 1"; }
-no_d_state() { lab_exec "$1" "! ps -eo stat,comm | awk '\$1 ~ /^D/' | grep ."; }
+# no_d_state VM: no task stays in D state (uninterruptible) across three
+# samples 1 s apart.  One sample is not enough: a task only passing
+# through D is not hung (30 November, 6.1: the check's own grep, paging
+# in over 9p, was in D when ps looked).  The tasks of each sample, by PID.
+no_d_state()
+{
+	lab_exec "$1" "for i in 1 2 3; do ps -eo pid,stat,comm | awk '\$2 ~ /^D/ {print \$1, \$3}' | sort > /tmp/dstate\$i; [ \$i = 3 ] || sleep 1; done; s=\$(comm -12 /tmp/dstate1 /tmp/dstate2 | comm -12 - /tmp/dstate3); [ -z \"\$s\" ] || { echo \"\$s\"; exit 1; }"
+}
 
 rmem_load "$S" || exit 1
 rmem_load "$C" || exit 1
