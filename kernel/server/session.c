@@ -466,19 +466,23 @@ static void rmem_session_hold_work(struct work_struct *work)
 						 struct rmem_session, hold_work);
 
 	mutex_lock(&sess->srv->lock);
-	/*
-	 * A run that waited for the lock while a RECONNECT took the session
-	 * back, and a new loss orphaned it again, is not that loss's: its
-	 * hold starts over (rmem_session_lost() queued the work again).
-	 */
-	if (sess->orphan && !sess->dead &&
-	    time_before(jiffies, sess->orphan_at + sess->hold)) {
-		mod_delayed_work(rmem_wq, &sess->hold_work,
-				 sess->orphan_at + sess->hold - jiffies);
-	} else if (sess->orphan && !sess->dead) {
-		pr_info("server %s: %pISp did not reconnect in %u ms; session released\n",
-			sess->srv->name, &sess->peer, jiffies_to_msecs(sess->hold));
-		rmem_session_kill(sess);
+	if (sess->orphan && !sess->dead) {
+		unsigned long end = sess->orphan_at + sess->hold;
+
+		/*
+		 * A run that waited for the lock while a RECONNECT took the
+		 * session back, and a new loss orphaned it again, is not that
+		 * loss's: its hold starts over.
+		 */
+		if (time_before(jiffies, end)) {
+			mod_delayed_work(rmem_wq, &sess->hold_work,
+					 end - jiffies);
+		} else {
+			pr_info("server %s: %pISp did not reconnect in %u ms; session released\n",
+				sess->srv->name, &sess->peer,
+				jiffies_to_msecs(sess->hold));
+			rmem_session_kill(sess);
+		}
 	}
 	mutex_unlock(&sess->srv->lock);
 }
