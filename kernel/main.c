@@ -54,6 +54,11 @@ module_param_named(fault_release_delay_ms, rmem_fault_release_delay_ms, uint,
 MODULE_PARM_DESC(fault_release_delay_ms,
 		 "Testing only: a server's session release waits this long (at most 60 s) between leaving the session list and freeing the session (default: 0)");
 
+unsigned int rmem_fault_wire_version;
+module_param_named(fault_wire_version, rmem_fault_wire_version, uint, 0644);
+MODULE_PARM_DESC(fault_wire_version,
+		 "Testing only: a server speaks wire protocol versions up to this one, as an older server would (default: 0, all it can)");
+
 unsigned long long rmem_fault_sector = U64_MAX;
 module_param_named(fault_sector, rmem_fault_sector, ullong, 0644);
 MODULE_PARM_DESC(fault_sector,

@@ -310,6 +310,7 @@ out_cancel:
 int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 {
 	unsigned int granted = READ_ONCE(dev->sess->read_depth);
+	u64 server_free = READ_ONCE(dev->sess->server_free);
 	struct rmem_stats st;
 	struct nlattr *nest, *sn;
 
@@ -337,6 +338,10 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	    nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH, dev->cfg.read_depth) ||
 	    (granted &&
 	     nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH_GRANTED, granted)) ||
+	    nla_put_u32(skb, RMEM_A_DEV_WIRE_VERSION, dev->sess->wire_version) ||
+	    (server_free != U64_MAX &&
+	     nla_put_u64_64bit(skb, RMEM_A_DEV_SERVER_FREE, server_free,
+			       RMEM_A_DEV_PAD)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, rmem_dev_state(dev)) ||
 	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->sess->server_id),
 		    dev->sess->server_id) ||

@@ -34,7 +34,8 @@
 #include <linux/rmem.h>
 
 #define RMEM_WIRE_MAGIC		0x4d454d52	/* "RMEM" read as LE bytes */
-#define RMEM_WIRE_VERSION	3
+#define RMEM_WIRE_VERSION	4	/* the newest this module speaks */
+#define RMEM_WIRE_VERSION_MIN	3	/* the oldest it still speaks */
 #define RMEM_WIRE_NONCE_LEN	32
 #define RMEM_WIRE_MAC_LEN	32	/* HMAC-SHA256 */
 #define RMEM_WIRE_CTL_MAC_LEN	28	/* truncated, in connect requests */
@@ -103,7 +104,9 @@ enum rmem_wire_status {
 /**
  * struct rmem_wire_connect - connect request private data (client to server)
  * @magic: RMEM_WIRE_MAGIC
- * @version: RMEM_WIRE_VERSION
+ * @version: the version the client speaks: the session's, for a
+ *	RMEM_WIRE_NEW the newest it can (a version 3 server refuses 4 with
+ *	RMEM_WIRE_EVERSION and version 3, and the client asks again in 3)
  * @op: &enum rmem_wire_op
  * @flags: zero
  * @qp_index: index of this queue pair in the session
@@ -144,7 +147,8 @@ struct rmem_wire_connect {
  * struct rmem_wire_reject - reject private data (server to client), and
  *	the accept (REP) of JOIN and RECONNECT
  * @magic: RMEM_WIRE_MAGIC
- * @version: the server's RMEM_WIRE_VERSION
+ * @version: the request's version if the server speaks it, else the
+ *	newest the server speaks
  * @status: &enum rmem_wire_status
  */
 struct rmem_wire_reject {
@@ -156,7 +160,7 @@ struct rmem_wire_reject {
 /**
  * struct rmem_wire_challenge - accept (REP) private data of RMEM_WIRE_NEW
  * @magic: RMEM_WIRE_MAGIC
- * @version: RMEM_WIRE_VERSION
+ * @version: the session's version (that of the connect request)
  * @status: RMEM_WIRE_OK
  * @auth: the server's &enum rmem_auth now
  * @reserved: zero
@@ -184,7 +188,7 @@ struct rmem_wire_challenge {
  * struct rmem_wire_auth - the client's request and proof, SENT on queue
  *	pair 0 once it is established after RMEM_WIRE_NEW
  * @magic: RMEM_WIRE_MAGIC
- * @version: RMEM_WIRE_VERSION
+ * @version: the session's version
  * @flags: RMEM_WIRE_AUTH_KEYED or zero
  * @reserved: zero
  * @size: bytes wanted
@@ -215,7 +219,7 @@ struct rmem_wire_auth {
 /**
  * struct rmem_wire_ready - session description, SENT on queue pair 0
  * @magic: RMEM_WIRE_MAGIC
- * @version: RMEM_WIRE_VERSION
+ * @version: the session's version
  * @status: &enum rmem_wire_status; on error the rest is zero
  * @handle: names the session in later connect requests
  * @pool_id: the server pool's identity
@@ -225,7 +229,8 @@ struct rmem_wire_auth {
  * @nr_chunks: chunks in the table
  * @table_rkey: rkey of the chunk table
  * @table_addr: address of the chunk table (array of &struct rmem_wire_chunk)
- * @table_len: bytes of the chunk table
+ * @table_len: bytes of the chunk table; in version 4 and later, followed
+ *	by a &struct rmem_wire_pool that @table_len covers
  * @flags: RMEM_WIRE_READY_KEYED, or zero
  * @session_key: without RMEM_WIRE_READY_KEYED, the session key (an
  *	unauthenticated session has no secret to derive it from); else zero
@@ -263,18 +268,35 @@ struct rmem_wire_chunk {
 	__le32 reserved;
 } __packed;
 
-/*
- * The most chunks a session has: a chunk table of at most 4 MiB.  The
- * server never describes more; the client refuses a READY that does, so
- * a peer cannot size the client's allocations.
+/**
+ * struct rmem_wire_pool - the server's state, after the chunk table
+ *	(version 4): the client's probe reads it (one-sided, no server CPU)
+ * @free: bytes of the pool not handed out (advisory: it may change at
+ *	once); written with one aligned 64-bit store
+ * @seq: counts the server's refreshes (every keep-alive interval, and
+ *	before READY); a client may tell a refreshing server from one that
+ *	stopped
+ * @reserved: zero
  */
-#define RMEM_WIRE_MAX_CHUNKS	(SZ_4M / sizeof(struct rmem_wire_chunk))
+struct rmem_wire_pool {
+	__le64 free;
+	__le32 seq;
+	__le32 reserved;
+} __packed;
+
+/*
+ * The most chunks a session has: a chunk table, with its status entry, of
+ * at most 4 MiB.  The server never describes more; the client refuses a
+ * READY that does, so a peer cannot size the client's allocations.
+ */
+#define RMEM_WIRE_MAX_CHUNKS	(SZ_4M / sizeof(struct rmem_wire_chunk) - 1)
 
 static_assert(sizeof(struct rmem_wire_connect) == 56);
 static_assert(sizeof(struct rmem_wire_challenge) == 96);
 static_assert(sizeof(struct rmem_wire_auth) == 152);
 static_assert(sizeof(struct rmem_wire_ready) == 144);
 static_assert(sizeof(struct rmem_wire_chunk) == 16);
+static_assert(sizeof(struct rmem_wire_pool) == 16);
 static_assert(offsetof(struct rmem_wire_connect, ctl.mac) ==
 	      56 - RMEM_WIRE_CTL_MAC_LEN);
 

@@ -43,6 +43,8 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_HOST_ID] = MNL_TYPE_NUL_STRING,
 	[RMEM_A_DEV_AUTH] = MNL_TYPE_U8,
 	[RMEM_A_DEV_SERVER_NAME] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_DEV_WIRE_VERSION] = MNL_TYPE_U32,
+	[RMEM_A_DEV_SERVER_FREE] = MNL_TYPE_U64,
 };
 
 static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
@@ -416,6 +418,12 @@ static int dev_print(const struct nlattr *nest, bool stats)
 	if (tb[RMEM_A_DEV_MR_SIZE])
 		print_size(PRINT_ANY, "mr_size", " mr-size %s",
 			   mnl_attr_get_u64(tb[RMEM_A_DEV_MR_SIZE]));
+	if (tb[RMEM_A_DEV_SERVER_FREE])
+		print_size(PRINT_ANY, "server_free", " server-free %s",
+			   mnl_attr_get_u64(tb[RMEM_A_DEV_SERVER_FREE]));
+	if (tb[RMEM_A_DEV_WIRE_VERSION])
+		print_uint(PRINT_ANY, "wire_version", " wire-version %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_WIRE_VERSION]));
 	if (tb[RMEM_A_DEV_RECONNECTS])
 		print_uint(PRINT_ANY, "reconnects", " reconnects %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_RECONNECTS]));

@@ -148,6 +148,8 @@ static struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
 	sess->ctl_cqe.done = rmem_ctl_done;
 	sess->auth_cqe.done = rmem_sess_auth_sent;
 	sess->state = RMEM_DEV_STATE_CONNECTING;
+	sess->wire_version = RMEM_WIRE_VERSION;
+	sess->server_free = U64_MAX;
 	sess->queues = kvcalloc(RMEM_MAX_DEV_QPS, sizeof(*sess->queues),
 				GFP_KERNEL);
 	sess->ready = kzalloc(sizeof(*sess->ready), GFP_KERNEL);
@@ -263,6 +265,16 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	ret = rmem_sess_connect(dev->sess, bad_attr, extack);
+	if (ret == -EPROTONOSUPPORT && dev->sess->version_refused) {
+		/* an older server: once more, in the version it speaks */
+		pr_info("%s: server %pISpc speaks protocol version %u; using it\n",
+			dev->name, &dev->sess->peer, dev->sess->version_refused);
+		rmem_sess_destroy_queues(dev->sess);
+		dev->sess->queues[0].closing = false;
+		dev->sess->wire_version = dev->sess->version_refused;
+		dev->sess->version_refused = 0;
+		ret = rmem_sess_connect(dev->sess, bad_attr, extack);
+	}
 	if (ret)
 		goto out_free_dev;
 	ret = rmem_blk_create(dev);

@@ -259,7 +259,8 @@ struct rmem_remote_chunk {
  * @ctl_len: bytes received by the last control completion (a receive)
  * @table_buf: page the chunk table is read into
  * @table_dma: DMA address of @table_buf while mapped, else 0
- * @ka_buf: what the probe reads (8 bytes of the first chunk)
+ * @ka_buf: what the probe reads: the server's status entry (version 4),
+ *	or 8 bytes of the first chunk (version 3)
  * @ka_dma: DMA address of @ka_buf
  * @fail_work: reacts to a broken connection: reconnecting, or dead
  * @reconnect_work: reconnect attempts, with backoff
@@ -267,6 +268,13 @@ struct rmem_remote_chunk {
  *	attempt is stuck (in an allocation under memory pressure)
  * @ka_work: probes queue pair 0 with an 8-byte RDMA READ (probe.c)
  * @ka: the probe in flight (probe.c)
+ * @wire_version: the protocol version the session speaks: the newest
+ *	until a version 3 server refuses it at the first connect
+ * @version_refused: that server's refusal named an older version we speak
+ * @status_addr: address of the server's status entry (version 4), or 0
+ * @status_rkey: its memory key (that of the chunk table)
+ * @server_free: the pool's free bytes as the last probe read them, or
+ *	U64_MAX before a probe read them (or in version 3)
  * @has_session: READY arrived once: the handle names our session
  * @torn_down: the queue pairs of the lost connection are gone (reconnect
  *	work only)
@@ -321,8 +329,13 @@ struct rmem_sess {
 	u32 ctl_len;
 	void *table_buf;
 	u64 table_dma;
-	u64 *ka_buf;
+	struct rmem_wire_pool *ka_buf;
 	u64 ka_dma;
+	u16 wire_version;
+	u16 version_refused;
+	u64 status_addr;
+	u32 status_rkey;
+	u64 server_free;
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;
 	struct delayed_work deadline_work;
@@ -494,6 +507,7 @@ int rmem_reject_attr(int err);
 int rmem_queue_connect(struct rmem_queue *queue,
 		       struct netlink_ext_ack *extack);
 int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack);
+void rmem_sess_set_probe(struct rmem_sess *sess);
 int rmem_sess_read_table(struct rmem_sess *sess,
 			 struct netlink_ext_ack *extack);
 void rmem_sess_disconnect(struct rmem_sess *sess);

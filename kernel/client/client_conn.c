@@ -195,11 +195,7 @@ static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
 			 DMA_FROM_DEVICE, &sess->ka_dma))
 		return -EIO;
 	/* on another device than before: the probe reads with the new PD */
-	if (sess->chunks)
-		rmem_probe_set_read(&sess->ka, sess->ka_dma,
-				    sizeof(*sess->ka_buf),
-				    sess->dev->pd->local_dma_lkey,
-				    sess->chunks[0].addr, sess->chunks[0].rkey);
+	rmem_sess_set_probe(sess);
 	return 0;
 }
 
@@ -376,7 +372,7 @@ static int rmem_queue_connect_locked(struct rmem_queue *queue)
 	const struct ib_device_attr *a = &queue->cm_id->device->attrs;
 	struct rmem_wire_connect req = {
 		.magic = cpu_to_le32(RMEM_WIRE_MAGIC),
-		.version = cpu_to_le16(RMEM_WIRE_VERSION),
+		.version = cpu_to_le16(sess->wire_version),
 		.qp_index = cpu_to_le16(queue->index),
 	};
 	struct rdma_conn_param p = {};
@@ -448,6 +444,7 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 {
 	const struct rmem_wire_reject *rej;
 	enum rmem_cm_why why;
+	u16 version;
 	u8 len = 0;
 	int err;
 
@@ -462,8 +459,18 @@ static void rmem_queue_rejected(struct rmem_queue *queue,
 		rmem_queue_cm_fail(queue, -ECONNRESET, RMEM_CM_PEER_CM);
 		return;
 	}
-	err = rmem_wire_status_err(le16_to_cpu(rej->version) !=
-				   RMEM_WIRE_VERSION ? RMEM_WIRE_EVERSION :
+	version = le16_to_cpu(rej->version);
+	/*
+	 * An older server refuses our first NEW with the newest version it
+	 * speaks: the attach asks again in it if we speak it too.
+	 */
+	if (queue->index == 0 && !queue->sess->has_session &&
+	    le16_to_cpu(rej->status) == RMEM_WIRE_EVERSION &&
+	    version >= RMEM_WIRE_VERSION_MIN &&
+	    version < queue->sess->wire_version)
+		queue->sess->version_refused = version;
+	err = rmem_wire_status_err(version != queue->sess->wire_version ?
+				   RMEM_WIRE_EVERSION :
 				   le16_to_cpu(rej->status), &why);
 	rmem_queue_cm_fail(queue, err, why);
 }
@@ -693,6 +700,41 @@ int rmem_queue_connect(struct rmem_queue *queue,
 	return queue->cm_error;
 }
 
+/*
+ * Where the server's status entry is (version 4: after the chunk table,
+ * under the table's key), from the READY just checked.  The probe reads
+ * it from the next rmem_sess_set_probe() on.
+ */
+static void rmem_sess_keep_status(struct rmem_sess *sess)
+{
+	const struct rmem_wire_ready *r = sess->ready;
+
+	if (sess->wire_version < 4)
+		return;
+	sess->status_addr = le64_to_cpu(r->table_addr) +
+			    (u64)sess->nr_chunks * sizeof(struct rmem_wire_chunk);
+	sess->status_rkey = le32_to_cpu(r->table_rkey);
+}
+
+/*
+ * What the probe reads: the server's status entry in version 4, else 8
+ * bytes of the first chunk.  Context: no probe pending.
+ */
+void rmem_sess_set_probe(struct rmem_sess *sess)
+{
+	struct rmem_dev *dev = sess->dev;
+
+	if (sess->status_addr)
+		rmem_probe_set_read(&sess->ka, sess->ka_dma,
+				    sizeof(*sess->ka_buf),
+				    dev->pd->local_dma_lkey,
+				    sess->status_addr, sess->status_rkey);
+	else if (sess->chunks)
+		rmem_probe_set_read(&sess->ka, sess->ka_dma, sizeof(u64),
+				    dev->pd->local_dma_lkey,
+				    sess->chunks[0].addr, sess->chunks[0].rkey);
+}
+
 /**
  * rmem_sess_ready() - wait for READY on queue pair 0 and check it
  * @sess: the session
@@ -710,7 +752,7 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 	const struct rmem_wire_ready *r = sess->ready;
 	u64 chunk_size, size, total;
 	enum rmem_cm_why why;
-	u32 nr;
+	u32 nr, tlen;
 	int ret;
 
 	if (!wait_for_completion_timeout(&sess->ctl_done, sess->has_session ?
@@ -727,7 +769,7 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 				   DMA_FROM_DEVICE);
 	if (sess->ctl_len != sizeof(*r) ||
 	    le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
-	    le16_to_cpu(r->version) != RMEM_WIRE_VERSION) {
+	    le16_to_cpu(r->version) != sess->wire_version) {
 		NL_SET_ERR_MSG(extack,
 			       "server sent a session description in another protocol version");
 		return -EPROTO;
@@ -744,12 +786,14 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 	chunk_size = le64_to_cpu(r->chunk_size);
 	size = le64_to_cpu(r->size);
 	nr = le32_to_cpu(r->nr_chunks);
+	tlen = nr * sizeof(struct rmem_wire_chunk);
+	if (sess->wire_version >= 4)
+		tlen += sizeof(struct rmem_wire_pool);
 	/* nr is size / chunk_size rounded up, and small: it sizes allocations */
 	if (!is_power_of_2(chunk_size) || chunk_size < PAGE_SIZE ||
 	    size != dev->cfg.size || !nr || nr > RMEM_WIRE_MAX_CHUNKS ||
 	    check_mul_overflow((u64)nr, chunk_size, &total) || total < size ||
-	    total - size >= chunk_size ||
-	    le32_to_cpu(r->table_len) != nr * sizeof(struct rmem_wire_chunk)) {
+	    total - size >= chunk_size || le32_to_cpu(r->table_len) != tlen) {
 		NL_SET_ERR_MSG(extack, "server sent an inconsistent session description");
 		return -EPROTO;
 	}
@@ -759,8 +803,10 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 		    sess->generation != le64_to_cpu(r->generation) ||
 		    sess->chunk_size != chunk_size || sess->nr_chunks != nr)
 			return -ESTALE;
+		rmem_sess_keep_status(sess);
 		return 0;
 	}
+	rmem_sess_keep_status(sess);
 	sess->handle = le64_to_cpu(r->handle);
 	memcpy(sess->server_id, r->pool_id, sizeof(sess->server_id));
 	sess->generation = le64_to_cpu(r->generation);
@@ -785,7 +831,8 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 	struct ib_qp *qp = sess->queues[0].cm_id->qp;
 	u64 taddr = le64_to_cpu(r->table_addr);
 	u32 trkey = le32_to_cpu(r->table_rkey);
-	u32 tlen = le32_to_cpu(r->table_len), off;
+	/* the chunks' entries only: the probe reads the status entry */
+	u32 tlen = sess->nr_chunks * sizeof(struct rmem_wire_chunk), off;
 	struct rmem_wire_chunk *buf;
 	u64 dma;
 	int ret = 0;
@@ -881,9 +928,7 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
 	sess->table_dma = 0;
 	/* the session's memory is the same for the device's life */
-	rmem_probe_set_read(&sess->ka, sess->ka_dma, sizeof(*sess->ka_buf),
-			    dev->pd->local_dma_lkey, sess->chunks[0].addr,
-			    sess->chunks[0].rkey);
+	rmem_sess_set_probe(sess);
 	return 0;
 }
 

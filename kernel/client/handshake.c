@@ -291,7 +291,7 @@ int rmem_sess_send_auth(struct rmem_sess *sess,
 	int ret;
 
 	if (!sess->got_challenge || le32_to_cpu(ch->magic) != RMEM_WIRE_MAGIC ||
-	    le16_to_cpu(ch->version) != RMEM_WIRE_VERSION ||
+	    le16_to_cpu(ch->version) != sess->wire_version ||
 	    le16_to_cpu(ch->status) != RMEM_WIRE_OK) {
 		memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 		NL_SET_ERR_MSG(extack, "server accepted without a valid challenge");
@@ -300,7 +300,7 @@ int rmem_sess_send_auth(struct rmem_sess *sess,
 	rmem_sess_keep_server_name(sess);
 	memset(a, 0, sizeof(*a));
 	a->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
-	a->version = cpu_to_le16(RMEM_WIRE_VERSION);
+	a->version = cpu_to_le16(sess->wire_version);
 	a->size = cpu_to_le64(dev->cfg.size);
 	if (dev->cfg.loss_timeout_ms)
 		a->hold_ms = cpu_to_le32(dev->cfg.loss_timeout_ms +

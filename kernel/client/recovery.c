@@ -184,6 +184,14 @@ static void rmem_sess_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 					      ka.cqe);
 	struct rmem_dev *dev = sess->dev;
 
+	if (wc->status == IB_WC_SUCCESS && sess->status_addr) {
+		const struct rmem_wire_pool *st = sess->ka_buf;
+
+		/* before the next probe may reuse the buffer */
+		ib_dma_sync_single_for_cpu(dev->ibdev, sess->ka_dma,
+					   sizeof(*st), DMA_FROM_DEVICE);
+		WRITE_ONCE(sess->server_free, le64_to_cpu(READ_ONCE(st->free)));
+	}
 	rmem_probe_done(&sess->ka);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)

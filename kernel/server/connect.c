@@ -64,12 +64,12 @@ static int rmem_sconn_create(struct rmem_session *sess, struct rdma_cm_id *id,
  */
 static int rmem_server_accept(struct rdma_cm_id *id,
 			      const struct rdma_conn_param *req,
-			      const struct rmem_wire_challenge *ch)
+			      const struct rmem_wire_challenge *ch, u16 version)
 {
 	const struct ib_device_attr *a = &id->device->attrs;
 	struct rmem_wire_reject rep = {
 		.magic = cpu_to_le32(RMEM_WIRE_MAGIC),
-		.version = cpu_to_le16(RMEM_WIRE_VERSION),
+		.version = cpu_to_le16(version),
 	};
 	struct rdma_conn_param p = {};
 
@@ -140,6 +140,7 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 		return RMEM_WIRE_ENOMEM;
 	}
 	sess->nr_qps = nr_qps;
+	sess->version = le16_to_cpu(req->version);
 	sess->in_hs = true;
 	memcpy(&sess->peer, peer, sizeof(sess->peer));
 
@@ -173,7 +174,7 @@ static enum rmem_wire_status rmem_session_new(struct rmem_server *srv,
 	mutex_lock(&srv->lock);
 	list_add_tail(&sess->node, &srv->sessions);
 	mutex_unlock(&srv->lock);
-	if (rmem_server_accept(id, param, &sess->challenge)) {
+	if (rmem_server_accept(id, param, &sess->challenge, sess->version)) {
 		mutex_lock(&srv->lock);
 		rmem_session_kill(sess);
 		mutex_unlock(&srv->lock);
@@ -225,6 +226,9 @@ static enum rmem_wire_status rmem_session_check_req(struct rmem_session *sess,
 {
 	enum rmem_wire_status status;
 
+	/* a session speaks the version it was made with */
+	if (le16_to_cpu(req->version) != sess->version)
+		return RMEM_WIRE_EVERSION;
 	status = rmem_session_check_ctl(sess, req, qpn);
 	if (status != RMEM_WIRE_OK) {
 		pr_info_ratelimited("server %s: %pISp sent a %s for host %s's session: %s\n",
@@ -288,7 +292,7 @@ static enum rmem_wire_status rmem_session_join(struct rmem_server *srv,
 		goto out_unlock;
 	status = RMEM_WIRE_OK;
 	/* a failed accept is a lost connection: held, not released */
-	if (rmem_server_accept(id, param, NULL))
+	if (rmem_server_accept(id, param, NULL, found->version))
 		rmem_session_lost(found);
 out_unlock:
 	mutex_unlock(&srv->lock);
@@ -347,7 +351,7 @@ static enum rmem_wire_status rmem_session_reconnect(struct rmem_server *srv,
 	pr_info("server %s: %pISp reconnected to its session\n", srv->name,
 		&sess->peer);
 	status = RMEM_WIRE_OK;
-	if (rmem_server_accept(id, param, NULL))
+	if (rmem_server_accept(id, param, NULL, sess->version))
 		rmem_session_lost(sess);
 out_unlock:
 	mutex_unlock(&srv->lock);
@@ -390,35 +394,52 @@ static bool rmem_wire_connect_reserved_zero(const struct rmem_wire_connect *req)
 	return true;
 }
 
+/* A well-formed request of a version we speak: what it asks for. */
+static enum rmem_wire_status
+rmem_server_dispatch(struct rmem_server *srv, struct rdma_cm_id *id,
+		     const struct rmem_wire_connect *req,
+		     const struct rdma_conn_param *param)
+{
+	if (!rmem_wire_connect_reserved_zero(req))
+		return RMEM_WIRE_EINVAL;
+	switch (req->op) {
+	case RMEM_WIRE_NEW:
+		return rmem_session_new(srv, id, req, param);
+	case RMEM_WIRE_JOIN:
+		return rmem_session_join(srv, id, req, param);
+	case RMEM_WIRE_RECONNECT:
+		return rmem_session_reconnect(srv, id, req, param);
+	case RMEM_WIRE_LEAVE:
+		return rmem_session_leave(srv, id, req, param);
+	default:
+		return RMEM_WIRE_EINVAL;
+	}
+}
+
 /* A connect request on the listener: returns non-zero to destroy @id. */
 static int rmem_server_connect_request(struct rmem_server *srv,
 				       struct rdma_cm_id *id,
 				       struct rdma_cm_event *ev)
 {
 	const struct rmem_wire_connect *req = ev->param.conn.private_data;
+	u16 newest = rmem_server_wire_version();
 	struct rmem_wire_reject rej = {
 		.magic = cpu_to_le32(RMEM_WIRE_MAGIC),
-		.version = cpu_to_le16(RMEM_WIRE_VERSION),
+		.version = cpu_to_le16(newest),
 	};
 	enum rmem_wire_status status;
 
 	if (!req || ev->param.conn.private_data_len < sizeof(*req) ||
-	    le32_to_cpu(req->magic) != RMEM_WIRE_MAGIC)
+	    le32_to_cpu(req->magic) != RMEM_WIRE_MAGIC) {
 		status = RMEM_WIRE_EINVAL;
-	else if (le16_to_cpu(req->version) != RMEM_WIRE_VERSION)
+	} else if (le16_to_cpu(req->version) < RMEM_WIRE_VERSION_MIN ||
+		   le16_to_cpu(req->version) > newest) {
 		status = RMEM_WIRE_EVERSION;
-	else if (!rmem_wire_connect_reserved_zero(req))
-		status = RMEM_WIRE_EINVAL;
-	else if (req->op == RMEM_WIRE_NEW)
-		status = rmem_session_new(srv, id, req, &ev->param.conn);
-	else if (req->op == RMEM_WIRE_JOIN)
-		status = rmem_session_join(srv, id, req, &ev->param.conn);
-	else if (req->op == RMEM_WIRE_RECONNECT)
-		status = rmem_session_reconnect(srv, id, req, &ev->param.conn);
-	else if (req->op == RMEM_WIRE_LEAVE)
-		status = rmem_session_leave(srv, id, req, &ev->param.conn);
-	else
-		status = RMEM_WIRE_EINVAL;
+	} else {
+		/* a version we speak is answered in it: the client checks */
+		rej.version = req->version;
+		status = rmem_server_dispatch(srv, id, req, &ev->param.conn);
+	}
 	if (status == RMEM_WIRE_OK && req->op != RMEM_WIRE_LEAVE) {
 		/* a NEW pauses the zeroing once it has authenticated */
 		if (req->op != RMEM_WIRE_NEW)

@@ -228,7 +228,7 @@ int rmem_hs_start(struct rmem_session *sess, const struct rmem_wire_connect *req
 	sess->client_qpn = client_qpn;
 	sess->hs_start = jiffies;
 	ch->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
-	ch->version = cpu_to_le16(RMEM_WIRE_VERSION);
+	ch->version = cpu_to_le16(sess->version);
 	ch->status = cpu_to_le16(RMEM_WIRE_OK);
 	get_random_bytes(ch->nonce, sizeof(ch->nonce));
 	memcpy(ch->pool_id, srv->id, sizeof(ch->pool_id));
@@ -288,7 +288,7 @@ static enum rmem_wire_status rmem_hs_check_msg(const struct rmem_session *sess)
 	if (sess->auth_status != IB_WC_SUCCESS || sess->auth_len != sizeof(*a) ||
 	    le32_to_cpu(a->magic) != RMEM_WIRE_MAGIC)
 		return RMEM_WIRE_EINVAL;
-	if (le16_to_cpu(a->version) != RMEM_WIRE_VERSION)
+	if (le16_to_cpu(a->version) != sess->version)
 		return RMEM_WIRE_EVERSION;
 	if ((a->flags & ~RMEM_WIRE_AUTH_KEYED) || a->reserved || a->reserved2 ||
 	    (!(a->flags & RMEM_WIRE_AUTH_KEYED) &&

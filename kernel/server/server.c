@@ -101,11 +101,26 @@ static int rmem_server_geometry(struct rmem_server *srv, u64 want,
 bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks)
 {
 	const struct ib_device_attr *a = &srv->ibdev->attrs;
-	u64 tlen = nr_chunks * sizeof(struct rmem_wire_chunk);
+	u64 tlen = nr_chunks * sizeof(struct rmem_wire_chunk) +
+		   sizeof(struct rmem_wire_pool);
 
 	return nr_chunks < (u64)a->max_mr && nr_chunks <= RMEM_WIRE_MAX_CHUNKS &&
 	       PAGE_ALIGN(tlen) >> PAGE_SHIFT <= a->max_fast_reg_page_list_len &&
 	       get_order(tlen) <= MAX_PAGE_ORDER;
+}
+
+/**
+ * rmem_server_wire_version() - the newest wire protocol version served
+ *
+ * Return: RMEM_WIRE_VERSION, or less as fault_wire_version asks.
+ */
+u16 rmem_server_wire_version(void)
+{
+	unsigned int v = READ_ONCE(rmem_fault_wire_version);
+
+	if (v >= RMEM_WIRE_VERSION_MIN && v < RMEM_WIRE_VERSION)
+		return v;
+	return RMEM_WIRE_VERSION;
 }
 
 static void rmem_server_free(struct rmem_server *srv)

@@ -286,7 +286,9 @@ struct rmem_sconn {
  * @cq: completion queue of all its queue pairs
  * @conns: queue pairs, by index
  * @nr_qps: queue pairs the client announced
- * @table: the chunk table the client reads
+ * @version: the wire protocol version of the session (its NEW request)
+ * @table: the chunk table the client reads; in version 4 followed by a
+ *	&struct rmem_wire_pool (rmem_session_put_status())
  * @table_len: bytes of @table
  * @table_sg: @table, DMA mapped
  * @table_mr: memory region of @table (remote read only)
@@ -350,6 +352,7 @@ struct rmem_session {
 	struct ib_cq *cq;
 	struct rmem_sconn *conns[RMEM_MAX_QPS];
 	unsigned int nr_qps;
+	u16 version;
 	struct rmem_wire_chunk *table;
 	size_t table_len;
 	struct scatterlist table_sg;
@@ -382,6 +385,8 @@ struct rmem_session {
 
 /* server.c */
 bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks);
+u16 rmem_server_wire_version(void);
+void rmem_session_put_status(struct rmem_session *sess);
 
 /* pool.c */
 void rmem_pool_init(void);

@@ -142,6 +142,32 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 	return 0;
 }
 
+/**
+ * rmem_session_put_status() - refresh the status entry after the chunk
+ *	table (version 4), which the client's probe reads
+ * @sess: the session
+ *
+ * Context: srv->lock held (the pool's counters).
+ */
+void rmem_session_put_status(struct rmem_session *sess)
+{
+	struct rmem_server *srv = sess->srv;
+	struct rmem_wire_pool *st;
+	size_t off = sess->nr_chunks * sizeof(*sess->table);
+
+	lockdep_assert_held(&srv->lock);
+	if (sess->version < 4 || !sess->table)
+		return;
+	st = (struct rmem_wire_pool *)((u8 *)sess->table + off);
+	/* one aligned store: a READ never sees half of it */
+	WRITE_ONCE(st->free, cpu_to_le64((u64)srv->nr_free << srv->chunk_shift));
+	WRITE_ONCE(st->seq, cpu_to_le32(le32_to_cpu(st->seq) + 1));
+	if (sess->table_sg.length)
+		ib_dma_sync_single_for_device(srv->ibdev,
+					      sg_dma_address(&sess->table_sg) + off,
+					      sizeof(*st), DMA_TO_DEVICE);
+}
+
 /* Register the chunk table for remote reading, once. */
 static int rmem_session_reg_table(struct rmem_session *sess)
 {
@@ -187,12 +213,15 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 	*sent = false;
 	memset(r, 0, sizeof(*r));
 	r->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
-	r->version = cpu_to_le16(RMEM_WIRE_VERSION);
+	r->version = cpu_to_le16(sess->version);
 	r->status = cpu_to_le16(status);
 	if (status == RMEM_WIRE_OK) {
 		ret = rmem_session_reg_table(sess);
 		if (ret)
 			return ret;
+		mutex_lock(&sess->srv->lock);
+		rmem_session_put_status(sess);
+		mutex_unlock(&sess->srv->lock);
 		r->handle = cpu_to_le64(sess->handle);
 		memcpy(r->pool_id, sess->srv->id, sizeof(r->pool_id));
 		r->generation = cpu_to_le64(sess->generation);
@@ -201,7 +230,7 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 		r->nr_chunks = cpu_to_le32(sess->nr_chunks);
 		r->table_rkey = cpu_to_le32(sess->table_mr->rkey);
 		r->table_addr = cpu_to_le64(sess->table_mr->iova);
-		r->table_len = cpu_to_le32(sess->nr_chunks * sizeof(*sess->table));
+		r->table_len = cpu_to_le32(sess->table_len);
 		if (sess->proven)
 			r->flags = cpu_to_le32(RMEM_WIRE_READY_KEYED);
 		else
@@ -263,6 +292,8 @@ static enum rmem_wire_status rmem_session_admit(struct rmem_session *sess)
 	rmem_server_zero_pause(srv);
 
 	sess->table_len = sess->nr_chunks * sizeof(*sess->table);
+	if (sess->version >= 4)
+		sess->table_len += sizeof(struct rmem_wire_pool);
 	sess->table = alloc_pages_exact(PAGE_ALIGN(sess->table_len),
 					GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	sess->mrs = kvcalloc(sess->nr_chunks, sizeof(*sess->mrs),
@@ -515,6 +546,7 @@ static void rmem_session_ka_work(struct work_struct *work)
 		mutex_unlock(&sess->srv->lock);
 		return;
 	}
+	rmem_session_put_status(sess);
 	if (rmem_probe_tick(&sess->ka, sess->conns[0]->cm_id->qp,
 			    rmem_keepalive_ms) == RMEM_PROBE_LATE) {
 		pr_info("server %s: connection probe of %pISp unanswered for %u ms\n",

@@ -30,8 +30,9 @@ char why[512];
 
 /*
  * Send one connect request from @p (opened); it must be rejected with
- * rmem reject data, status @want or @want2 (-1: only @want), server
- * version 3.
+ * rmem reject data, status @want or @want2 (-1: only @want), version 3
+ * (ours: the request's) or 4 (the server's newest, when the request's
+ * version could not be read or is not one it speaks).
  */
 static void connect_attack_on(struct peer *p, const char *desc,
 			      const uint8_t *data, uint8_t len, int want,
@@ -45,7 +46,8 @@ static void connect_attack_on(struct peer *p, const char *desc,
 	}
 	if (a.event == RDMA_CM_EVENT_REJECTED && a.wire_status >= 0 &&
 	    (a.wire_status == want || a.wire_status == want2) &&
-	    a.wire_version == WIRE_VERSION)
+	    (a.wire_version == WIRE_VERSION ||
+	     a.wire_version == WIRE_VERSION_NEWEST))
 		refused("%s: %s", desc, answer_str(&a));
 	else if (a.event == RDMA_CM_EVENT_ESTABLISHED)
 		fail("%s: the server ACCEPTED it", desc);
@@ -144,8 +146,8 @@ static void malformed_requests(void)
 	put32(b, WIRE_MAGIC ^ 0x20202020);
 	connect_attack("NEW with a bad magic", b, sizeof(b), ST_EINVAL, -1);
 	req_new(b, 1, nonce);
-	put16(b + 4, 4);
-	connect_attack("NEW of version 4", b, sizeof(b), ST_EVERSION, -1);
+	put16(b + 4, 5);
+	connect_attack("NEW of version 5", b, sizeof(b), ST_EVERSION, -1);
 	put16(b + 4, 2);
 	connect_attack("NEW of version 2", b, sizeof(b), ST_EVERSION, -1);
 	req_new(b, 1, nonce);

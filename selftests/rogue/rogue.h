@@ -61,6 +61,7 @@
 /* kernel/proto.h, version 3 */
 #define WIRE_MAGIC		0x4d454d52
 #define WIRE_VERSION		3
+#define WIRE_VERSION_NEWEST	4	/* the server's */
 #define WIRE_CONNECT_LEN	56
 #define WIRE_REJECT_LEN		8
 #define WIRE_CHALLENGE_LEN	96

@@ -278,6 +278,12 @@ enum rmem_a_client {
  * @RMEM_A_DEV_READ_DEPTH_GRANTED: u32 (replies): the initiator depth the
  *	server granted when the device last connected: @RMEM_A_DEV_READ_DEPTH
  *	capped by both RDMA devices; absent before the first connection
+ * @RMEM_A_DEV_WIRE_VERSION: u32 (replies): the wire protocol version the
+ *	device speaks with its server (an older server's, if it is older)
+ * @RMEM_A_DEV_SERVER_FREE: u64 (replies): bytes free in the server's pool
+ *	as the device's last connection probe read them (every keepalive
+ *	interval, one-sided); absent before the first such read and with a
+ *	version 3 server
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -311,6 +317,8 @@ enum rmem_a_dev {
 	RMEM_A_DEV_MEMORY,
 	RMEM_A_DEV_READ_DEPTH,
 	RMEM_A_DEV_READ_DEPTH_GRANTED,
+	RMEM_A_DEV_WIRE_VERSION,
+	RMEM_A_DEV_SERVER_FREE,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
