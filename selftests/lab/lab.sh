@@ -524,17 +524,27 @@ lab_exit_quiet()
 # --- assertions for tests ------------------------------------------------
 LAB_FAILS=0
 
-# check DESC CMD...: run CMD on the host side, record pass/fail.
+# check DESC CMD...: run CMD on the host side, record pass/fail.  CMD's
+# output goes to the log when it ends (a file, not a pipe: CMD runs in
+# this shell, and what it starts in the background cannot hold it up);
+# a FAIL line quotes its last line, so that the run's recap, which keeps
+# only FAIL lines, says why.
 check()
 {
-	local desc=$1
+	local desc=$1 out last
 	shift
-	if "$@"; then
+	out=$(mktemp) || return 1
+	if "$@" > "$out" 2>&1; then
+		cat "$out"
 		echo "# ok: $desc"
 	else
-		echo "# FAIL: $desc"
+		cat "$out"
+		last=$(grep -a -v '^[#[:space:]]*$' "$out" | tail -n 1 | cut -c 1-160)
+		last=${last#\# }
+		echo "# FAIL: $desc${last:+ (last output: $last)}"
 		LAB_FAILS=$((LAB_FAILS + 1))
 	fi
+	rm -f "$out"
 }
 
 # check_fail DESC CMD...: CMD must fail.  A command in a VM that did not
