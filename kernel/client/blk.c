@@ -462,6 +462,13 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 	}
 	switch (READ_ONCE(queue->sess->state)) {
 	case RMEM_DEV_STATE_LIVE:
+		/*
+		 * Completed meanwhile (the request is held, not reused, while
+		 * this runs; it may be requeued and issued again): not ours
+		 * to mark, and its connection works.
+		 */
+		if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
+			return BLK_EH_DONE;
 		pr_warn_ratelimited("%s: request timed out\n", dev->name);
 		/*
 		 * Its flush completion reissues it after the reconnect; a
