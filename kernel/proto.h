@@ -183,15 +183,23 @@ struct rmem_wire_challenge {
 
 /* &struct rmem_wire_auth flags */
 #define RMEM_WIRE_AUTH_KEYED	0x1	/* @mac proves a host key */
+#define RMEM_WIRE_AUTH_THIN	0x2	/* version 4: memory on demand */
+
+/* A thin session's extent: a power of two, at least the server's chunk */
+#define RMEM_WIRE_EXTENT_SHIFT_MAX	40
 
 /**
  * struct rmem_wire_auth - the client's request and proof, SENT on queue
  *	pair 0 once it is established after RMEM_WIRE_NEW
  * @magic: RMEM_WIRE_MAGIC
  * @version: the session's version
- * @flags: RMEM_WIRE_AUTH_KEYED or zero
- * @reserved: zero
- * @size: bytes wanted
+ * @flags: RMEM_WIRE_AUTH_KEYED, RMEM_WIRE_AUTH_THIN (version 4), or zero
+ * @reserved: with RMEM_WIRE_AUTH_THIN, log2 of the extent (the unit the
+ *	client takes memory in: a slot), at least the server's chunk size
+ *	and at most RMEM_WIRE_EXTENT_SHIFT_MAX; else zero
+ * @size: bytes wanted; with RMEM_WIRE_AUTH_THIN the most the session may
+ *	ever hold, a whole number of extents (no volume: @volume empty), and
+ *	nothing is taken before the client asks for a slot
  * @hold_ms: how long the server keeps the session after losing its
  *	queue pairs, waiting for RMEM_WIRE_RECONNECT; 0 for not at all
  * @reserved2: zero
@@ -215,6 +223,7 @@ struct rmem_wire_auth {
 
 /* &struct rmem_wire_ready flags */
 #define RMEM_WIRE_READY_KEYED	0x1	/* the session key was derived */
+#define RMEM_WIRE_READY_THIN	0x2	/* a thin session (its AUTH asked) */
 
 /**
  * struct rmem_wire_ready - session description, SENT on queue pair 0
@@ -231,7 +240,7 @@ struct rmem_wire_auth {
  * @table_addr: address of the chunk table (array of &struct rmem_wire_chunk)
  * @table_len: bytes of the chunk table; in version 4 and later, followed
  *	by a &struct rmem_wire_pool that @table_len covers
- * @flags: RMEM_WIRE_READY_KEYED, or zero
+ * @flags: RMEM_WIRE_READY_KEYED, RMEM_WIRE_READY_THIN, or zero
  * @session_key: without RMEM_WIRE_READY_KEYED, the session key (an
  *	unauthenticated session has no secret to derive it from); else zero
  * @mac: HMAC-SHA256 under the session key of "rmem-ready", the bytes
@@ -256,11 +265,15 @@ struct rmem_wire_ready {
 	u8 mac[RMEM_WIRE_MAC_LEN];
 } __packed;
 
+/* &struct rmem_wire_chunk @reserved: no memory there (thin sessions) */
+#define RMEM_WIRE_CHUNK_ABSENT	0x1
+
 /**
  * struct rmem_wire_chunk - one chunk in the chunk table
  * @addr: remote address of the chunk's first byte
  * @rkey: remote key of the chunk's memory region
- * @reserved: zero
+ * @reserved: zero; in a thin session RMEM_WIRE_CHUNK_ABSENT for a chunk
+ *	not taken (@addr and @rkey zero)
  */
 struct rmem_wire_chunk {
 	__le64 addr;

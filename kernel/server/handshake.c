@@ -279,6 +279,14 @@ void rmem_hs_stop(struct rmem_session *sess)
 	memzero_explicit(sess->session_key, sizeof(sess->session_key));
 }
 
+/* The AUTH flags a session of @sess's version may use. */
+static u8 rmem_hs_auth_flags(const struct rmem_session *sess)
+{
+	if (sess->version >= 4)
+		return RMEM_WIRE_AUTH_KEYED | RMEM_WIRE_AUTH_THIN;
+	return RMEM_WIRE_AUTH_KEYED;
+}
+
 /* The AUTH message is well formed: lengths, fields, reserved bytes. */
 static enum rmem_wire_status rmem_hs_check_msg(const struct rmem_session *sess)
 {
@@ -290,9 +298,16 @@ static enum rmem_wire_status rmem_hs_check_msg(const struct rmem_session *sess)
 		return RMEM_WIRE_EINVAL;
 	if (le16_to_cpu(a->version) != sess->version)
 		return RMEM_WIRE_EVERSION;
-	if ((a->flags & ~RMEM_WIRE_AUTH_KEYED) || a->reserved || a->reserved2 ||
+	if ((a->flags & ~rmem_hs_auth_flags(sess)) || a->reserved2 ||
+	    (a->reserved && !(a->flags & RMEM_WIRE_AUTH_THIN)) ||
 	    (!(a->flags & RMEM_WIRE_AUTH_KEYED) &&
 	     memchr_inv(a->mac, 0, sizeof(a->mac))))
+		return RMEM_WIRE_EINVAL;
+	/* thin: whole extents of whole chunks, and no volume (for now) */
+	if ((a->flags & RMEM_WIRE_AUTH_THIN) &&
+	    (a->reserved < sess->srv->chunk_shift ||
+	     a->reserved > RMEM_WIRE_EXTENT_SHIFT_MAX ||
+	     !IS_ALIGNED(size, BIT_ULL(a->reserved)) || a->volume[0]))
 		return RMEM_WIRE_EINVAL;
 	if (!size || !IS_ALIGNED(size, SZ_4K) ||
 	    !rmem_volume_name_ok(a->volume, sizeof(a->volume)))
@@ -412,6 +427,8 @@ enum rmem_wire_status rmem_hs_authenticate(struct rmem_session *sess)
 	strscpy(sess->host_id, a->host, sizeof(sess->host_id));
 	strscpy(sess->volume_name, a->volume, sizeof(sess->volume_name));
 	sess->size = le64_to_cpu(a->size);
+	sess->thin = a->flags & RMEM_WIRE_AUTH_THIN;
+	sess->extent_shift = sess->thin ? a->reserved : 0;
 	sess->hold = msecs_to_jiffies(min_t(u32, le32_to_cpu(a->hold_ms),
 					    RMEM_MAX_LOSS_TIMEOUT_MS +
 					    RMEM_HOLD_SLACK_MS));

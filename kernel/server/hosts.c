@@ -64,7 +64,9 @@ static void rmem_host_usage(struct rmem_server *srv, const char *id,
 		    strcmp(sess->host_id, id))
 			continue;
 		(*sessions)++;
-		if (!sess->volume)
+		if (sess->thin)
+			*bytes += (u64)sess->nr_held << srv->chunk_shift;
+		else if (!sess->volume)
 			*bytes += rmem_server_bytes(srv, sess->size);
 	}
 	list_for_each_entry(vol, &srv->volumes, node)

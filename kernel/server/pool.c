@@ -326,6 +326,20 @@ rmem_server_try_session_memory(struct rmem_server *srv,
 	struct rmem_volume *vol;
 	int ret;
 
+	if (sess->thin) {
+		/* nothing yet: the client asks for each slot (extent) */
+		status = rmem_host_admit(srv, sess, 0);
+		if (status != RMEM_WIRE_OK)
+			return status;
+		sess->chunks = kvcalloc(n, sizeof(*sess->chunks),
+					GFP_KERNEL | __GFP_NOWARN);
+		if (!sess->chunks)
+			return RMEM_WIRE_ENOMEM;
+		sess->nr_chunks = n;
+		sess->nr_held = 0;
+		sess->generation = atomic64_inc_return(&rmem_generation);
+		return RMEM_WIRE_OK;
+	}
 	if (!sess->volume_name[0]) {
 		status = rmem_host_admit(srv, sess, sess->size);
 		if (status != RMEM_WIRE_OK)
@@ -342,6 +356,7 @@ rmem_server_try_session_memory(struct rmem_server *srv,
 						RMEM_WIRE_ENOSPC;
 		}
 		sess->nr_chunks = n;
+		sess->nr_held = n;
 		sess->generation = atomic64_inc_return(&rmem_generation);
 		return RMEM_WIRE_OK;
 	}
@@ -396,6 +411,7 @@ rmem_server_try_session_memory(struct rmem_server *srv,
 	sess->volume = vol;
 	sess->chunks = vol->chunks;
 	sess->nr_chunks = vol->nr_chunks;
+	sess->nr_held = vol->nr_chunks;
 	sess->generation = vol->generation;
 	return RMEM_WIRE_OK;
 }
@@ -419,12 +435,20 @@ void rmem_server_session_release_memory(struct rmem_server *srv,
 		else
 			sess->volume->owner = NULL;
 		sess->volume = NULL;
+	} else if (sess->thin && sess->chunks) {
+		unsigned int i;
+
+		for (i = 0; i < sess->nr_chunks; i++)
+			if (sess->chunks[i])
+				rmem_chunks_put(srv, &sess->chunks[i], 1);
+		kvfree(sess->chunks);
 	} else if (sess->chunks) {
 		rmem_chunks_put(srv, sess->chunks, sess->nr_chunks);
 		kvfree(sess->chunks);
 	}
 	sess->chunks = NULL;
 	sess->nr_chunks = 0;
+	sess->nr_held = 0;
 }
 
 /**
@@ -440,7 +464,8 @@ void rmem_server_zero_chunks(struct rmem_server *srv, struct rmem_session *sess)
 	unsigned int i;
 
 	for (i = 0; i < sess->nr_chunks; i++)
-		rmem_chunk_zero(srv, sess->chunks[i]);
+		if (sess->chunks[i])
+			rmem_chunk_zero(srv, sess->chunks[i]);
 }
 
 /**

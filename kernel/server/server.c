@@ -91,6 +91,7 @@ static int rmem_server_geometry(struct rmem_server *srv, u64 want,
  * rmem_server_table_fits() - whether a session of @nr_chunks can be served
  * @srv: the server (geometry and device known)
  * @nr_chunks: chunks of the session
+ * @thin: a thin session, which registers at most the pool's chunks
  *
  * One memory region per chunk plus the table's, and a chunk table the
  * device can register in one fast-registration page list and the page
@@ -98,13 +99,15 @@ static int rmem_server_geometry(struct rmem_server *srv, u64 want,
  *
  * Return: true if it fits.
  */
-bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks)
+bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks, bool thin)
 {
 	const struct ib_device_attr *a = &srv->ibdev->attrs;
 	u64 tlen = nr_chunks * sizeof(struct rmem_wire_chunk) +
 		   sizeof(struct rmem_wire_pool);
 
-	return nr_chunks < (u64)a->max_mr && nr_chunks <= RMEM_WIRE_MAX_CHUNKS &&
+	/* a thin session registers only what it takes, at most the pool */
+	return (thin || nr_chunks < (u64)a->max_mr) &&
+	       nr_chunks <= RMEM_WIRE_MAX_CHUNKS &&
 	       PAGE_ALIGN(tlen) >> PAGE_SHIFT <= a->max_fast_reg_page_list_len &&
 	       get_order(tlen) <= MAX_PAGE_ORDER;
 }
@@ -261,7 +264,7 @@ int rmem_server_add(const struct rmem_server_cfg *cfg, int *bad_attr,
 	 * by the chunk count.
 	 */
 	if (!rmem_server_table_fits(srv, DIV_ROUND_UP_ULL(cfg->pool_size,
-							  srv->chunk_size))) {
+							  srv->chunk_size), false)) {
 		NL_SET_ERR_MSG(extack,
 			       "too many chunks for the RDMA device (memory regions or chunk table): use a larger MR size or a smaller pool");
 		ret = -EINVAL;

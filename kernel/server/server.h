@@ -281,6 +281,7 @@ struct rmem_sconn {
  * @generation: generation of the memory
  * @chunks: the chunks, in device order
  * @nr_chunks: entries in @chunks
+ * @nr_held: chunks of @chunks taken (all of them unless @thin)
  * @mrs: one memory region per chunk, in @pd
  * @pd: this session's own protection domain
  * @cq: completion queue of all its queue pairs
@@ -307,6 +308,9 @@ struct rmem_sconn {
  * @orphan_at: jiffies when it was last orphaned
  * @live: READY was sent; JOINs accepted
  * @was_live: @live was set once (the client may have written data)
+ * @thin: memory on demand (RMEM_WIRE_AUTH_THIN): @chunks has a NULL for
+ *	every chunk not taken, and the session holds @nr_held of them
+ * @extent_shift: log2 of a thin session's extent (a slot of the table)
  * @volume_created: this session created @volume
  * @orphan: lost its queue pairs; waits @hold for a reconnect
  * @conns_gone: @orphan and every queue pair destroyed: ready to reconnect
@@ -347,6 +351,7 @@ struct rmem_session {
 	u64 generation;
 	struct rmem_chunk **chunks;
 	unsigned int nr_chunks;
+	unsigned int nr_held;
 	struct ib_mr **mrs;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
@@ -372,6 +377,8 @@ struct rmem_session {
 	unsigned long orphan_at;
 	bool live;
 	bool was_live;
+	bool thin;
+	u8 extent_shift;
 	bool volume_created;
 	bool orphan;
 	bool conns_gone;
@@ -384,7 +391,7 @@ struct rmem_session {
 };
 
 /* server.c */
-bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks);
+bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks, bool thin);
 u16 rmem_server_wire_version(void);
 void rmem_session_put_status(struct rmem_session *sess);
 

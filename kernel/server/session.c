@@ -105,8 +105,13 @@ static struct ib_mr *rmem_session_map(struct rmem_session *sess,
 	return mr;
 }
 
-/* Register every chunk in the session's PD, in batches. */
-static int rmem_session_reg_chunks(struct rmem_session *sess)
+/*
+ * Register the session's chunks from @first to @last (inclusive) in its
+ * PD, in batches, and describe them in the table; a thin session's chunk
+ * not taken is described absent.
+ */
+static int rmem_session_reg_chunks(struct rmem_session *sess,
+				   unsigned int first, unsigned int last)
 {
 	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			   IB_ACCESS_REMOTE_WRITE;
@@ -115,10 +120,17 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 	unsigned int i, n = 0;
 	int ret;
 
-	for (i = 0; i < sess->nr_chunks; i++) {
+	for (i = first; i <= last; i++) {
 		struct rmem_chunk *c = sess->chunks[i];
 		struct ib_mr *mr;
 
+		if (!c) {
+			sess->table[i].addr = 0;
+			sess->table[i].rkey = 0;
+			sess->table[i].reserved =
+				cpu_to_le32(RMEM_WIRE_CHUNK_ABSENT);
+			goto post;
+		}
 		mr = rmem_session_map(sess, c->sgt.sgl, c->sgt.nents, psize,
 				      sess->srv->chunk_size / psize,
 				      (u64)i << sess->srv->chunk_shift, &wrs[n],
@@ -128,9 +140,12 @@ static int rmem_session_reg_chunks(struct rmem_session *sess)
 		sess->mrs[i] = mr;
 		sess->table[i].addr = cpu_to_le64(mr->iova);
 		sess->table[i].rkey = cpu_to_le32(mr->rkey);
+		sess->table[i].reserved = 0;
 		if (n)
 			wrs[n - 1].wr.next = &wrs[n].wr;
-		if (++n == RMEM_REG_BATCH || i + 1 == sess->nr_chunks) {
+		n++;
+post:
+		if (n && (n == RMEM_REG_BATCH || i == last)) {
 			ret = rmem_session_post_wait(sess, &wrs[0].wr,
 						     &wrs[n - 1].wr, NULL,
 						     RMEM_SETUP_TIMEOUT);
@@ -231,8 +246,10 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 		r->table_rkey = cpu_to_le32(sess->table_mr->rkey);
 		r->table_addr = cpu_to_le64(sess->table_mr->iova);
 		r->table_len = cpu_to_le32(sess->table_len);
+		if (sess->thin)
+			r->flags = cpu_to_le32(RMEM_WIRE_READY_THIN);
 		if (sess->proven)
-			r->flags = cpu_to_le32(RMEM_WIRE_READY_KEYED);
+			r->flags |= cpu_to_le32(RMEM_WIRE_READY_KEYED);
 		else
 			memcpy(r->session_key, sess->session_key,
 			       sizeof(r->session_key));
@@ -271,11 +288,13 @@ static enum rmem_wire_status rmem_session_admit(struct rmem_session *sess)
 	if (status != RMEM_WIRE_OK)
 		return status;
 	nr = DIV_ROUND_UP_ULL(sess->size, srv->chunk_size);
-	if (sess->size > ((u64)srv->nr_chunks << srv->chunk_shift))
+	/* a thin session may be larger than the pool: it takes on demand */
+	if (!sess->thin &&
+	    sess->size > ((u64)srv->nr_chunks << srv->chunk_shift))
 		return RMEM_WIRE_ENOSPC;
 	/* server add checked the whole pool against these; check anyway */
-	if (!rmem_server_table_fits(srv, nr))
-		return RMEM_WIRE_ENOMEM;
+	if (!rmem_server_table_fits(srv, nr, sess->thin))
+		return sess->thin ? RMEM_WIRE_EINVAL : RMEM_WIRE_ENOMEM;
 
 	mutex_lock(&srv->lock);
 	status = srv->dying || sess->dead || sess->orphan ? RMEM_WIRE_ENOMEM :
@@ -360,7 +379,7 @@ static void rmem_session_setup_work(struct work_struct *work)
 	first = !sess->was_live;
 	if (first) {
 		rmem_server_zero_chunks(srv, sess);
-		ret = rmem_session_reg_chunks(sess);
+		ret = rmem_session_reg_chunks(sess, 0, sess->nr_chunks - 1);
 		if (ret) {
 			pr_warn("server %s: registering memory failed: %d\n",
 				srv->name, ret);
