@@ -155,6 +155,24 @@ int rmem_ctl_mac(struct crypto_shash *tfm, const struct rmem_wire_connect *req,
 }
 
 /**
+ * rmem_ext_mac() - the MAC of a thin session's control message or answer
+ * @tfm: keyed with the session key
+ * @label: RMEM_MAC_EXT or RMEM_MAC_EXT_REPLY
+ * @msg: the message
+ * @len: its bytes before its mac
+ * @out: RMEM_WIRE_MAC_LEN bytes
+ *
+ * Return: 0 or a negative errno of the crypto API.
+ */
+int rmem_ext_mac(struct crypto_shash *tfm, const char *label, const void *msg,
+		 size_t len, u8 *out)
+{
+	const struct rmem_mac_part parts[] = { { msg, len } };
+
+	return rmem_mac(tfm, label, parts, ARRAY_SIZE(parts), out);
+}
+
+/**
  * rmem_key_ok() - whether a key may be used
  * @key: RMEM_KEY_LEN bytes
  *

@@ -24,6 +24,8 @@ int rmem_ready_mac(struct crypto_shash *tfm, const struct rmem_wire_ready *r,
 		   u64 counter, u8 *out);
 int rmem_ctl_mac(struct crypto_shash *tfm, const struct rmem_wire_connect *req,
 		 u32 qpn, u8 *out);
+int rmem_ext_mac(struct crypto_shash *tfm, const char *label, const void *msg,
+		 size_t len, u8 *out);
 int rmem_key_lookup(const char *desc, u8 *key);
 bool rmem_key_ok(const u8 *key);
 bool rmem_host_id_ok(const char *id, size_t len);
@@ -35,5 +37,7 @@ bool rmem_volume_name_ok(const char *v, size_t len);
 /* Labels of the MACs: each use of a key has its own. */
 #define RMEM_MAC_CLIENT		"rmem-client"
 #define RMEM_MAC_SESSION	"rmem-session"
+#define RMEM_MAC_EXT		"rmem-ext"
+#define RMEM_MAC_EXT_REPLY	"rmem-ext-reply"
 
 #endif /* _RMEM_AUTH_H */

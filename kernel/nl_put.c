@@ -310,7 +310,9 @@ out_cancel:
 int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 {
 	unsigned int granted = READ_ONCE(dev->sess->read_depth);
-	u64 server_free = READ_ONCE(dev->sess->server_free);
+	/* only while live: a lost connection's last reading may be stale */
+	u64 server_free = rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE ?
+			  READ_ONCE(dev->sess->server_free) : U64_MAX;
 	struct rmem_stats st;
 	struct nlattr *nest, *sn;
 

@@ -68,7 +68,8 @@ enum rmem_probe_result rmem_probe_tick(struct rmem_probe *probe,
 {
 	struct ib_rdma_wr wr = {};
 
-	if (READ_ONCE(probe->pending)) {
+	/* pairs with rmem_probe_done(): its handler is done with the buffer */
+	if (smp_load_acquire(&probe->pending)) {
 		if (time_after(jiffies, probe->sent + RMEM_KA_MISSES *
 			       msecs_to_jiffies(interval_ms)))
 			return RMEM_PROBE_LATE;

@@ -54,7 +54,8 @@ enum rmem_probe_result rmem_probe_tick(struct rmem_probe *probe,
  */
 static inline void rmem_probe_done(struct rmem_probe *probe)
 {
-	WRITE_ONCE(probe->pending, false);
+	/* what the completion read of the buffer comes before the next post */
+	smp_store_release(&probe->pending, false);
 }
 
 #endif /* _RMEM_PROBE_H */

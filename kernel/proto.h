@@ -297,12 +297,77 @@ struct rmem_wire_pool {
 	__le32 reserved;
 } __packed;
 
+/**
+ * enum rmem_wire_ext_op - control messages of a thin session (version 4)
+ * @RMEM_WIRE_EXTENT_ALLOC: take zeroed memory for a slot, register it and
+ *	describe it in the chunk table; a slot that has memory is left as
+ *	it is (a retry after a lost answer)
+ * @RMEM_WIRE_EXTENT_FREE: deregister a slot's memory first, describe it
+ *	absent, give it back; a slot without memory is left as it is
+ */
+enum rmem_wire_ext_op {
+	RMEM_WIRE_EXTENT_ALLOC = 1,
+	RMEM_WIRE_EXTENT_FREE = 2,
+};
+
+/**
+ * struct rmem_wire_ext - a control message of a thin session, SENT by the
+ *	client on queue pair 0 once READY came; one outstanding at a time
+ * @magic: RMEM_WIRE_MAGIC
+ * @version: the session's version (4 or later)
+ * @op: &enum rmem_wire_ext_op
+ * @flags: zero
+ * @slot: the slot: chunk table entries @slot x (extent / chunk size) on
+ * @reserved: zero
+ * @counter: greater than that of any earlier signed request of the
+ *	session (connect requests included)
+ * @mac: HMAC-SHA256 under the session key of "rmem-ext" and the bytes
+ *	before @mac
+ */
+struct rmem_wire_ext {
+	__le32 magic;
+	__le16 version;
+	u8 op;
+	u8 flags;
+	__le32 slot;
+	__le32 reserved;
+	__le64 counter;
+	u8 mac[RMEM_WIRE_MAC_LEN];
+} __packed;
+
+/**
+ * struct rmem_wire_ext_reply - the server's answer to a &struct
+ *	rmem_wire_ext, SENT on queue pair 0
+ * @magic: RMEM_WIRE_MAGIC
+ * @version: the session's version
+ * @status: &enum rmem_wire_status: OK, ENOSPC or EQUOTA (no room: nothing
+ *	was taken), EINVAL (a slot outside the session), EREG, ENOMEM
+ * @slot: the request's
+ * @reserved: zero
+ * @free: the pool's free bytes after the request
+ * @counter: the request's
+ * @mac: HMAC-SHA256 under the session key of "rmem-ext-reply" and the
+ *	bytes before @mac
+ */
+struct rmem_wire_ext_reply {
+	__le32 magic;
+	__le16 version;
+	__le16 status;
+	__le32 slot;
+	__le32 reserved;
+	__le64 free;
+	__le64 counter;
+	u8 mac[RMEM_WIRE_MAC_LEN];
+} __packed;
+
 /*
  * The most chunks a session has: a chunk table, with its status entry, of
  * at most 4 MiB.  The server never describes more; the client refuses a
  * READY that does, so a peer cannot size the client's allocations.
  */
 #define RMEM_WIRE_MAX_CHUNKS	(SZ_4M / sizeof(struct rmem_wire_chunk) - 1)
+/* version 3: no status entry */
+#define RMEM_WIRE_MAX_CHUNKS_V3	(SZ_4M / sizeof(struct rmem_wire_chunk))
 
 static_assert(sizeof(struct rmem_wire_connect) == 56);
 static_assert(sizeof(struct rmem_wire_challenge) == 96);
@@ -310,6 +375,8 @@ static_assert(sizeof(struct rmem_wire_auth) == 152);
 static_assert(sizeof(struct rmem_wire_ready) == 144);
 static_assert(sizeof(struct rmem_wire_chunk) == 16);
 static_assert(sizeof(struct rmem_wire_pool) == 16);
+static_assert(sizeof(struct rmem_wire_ext) == 56);
+static_assert(sizeof(struct rmem_wire_ext_reply) == 64);
 static_assert(offsetof(struct rmem_wire_connect, ctl.mac) ==
 	      56 - RMEM_WIRE_CTL_MAC_LEN);
 

@@ -141,6 +141,14 @@ static int run_client(const char *addr, const char *port, uint16_t version)
 
 	ev = wait_event(ch, (enum rdma_cm_event_type)-1);
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+		/* the challenge answers in the request's version */
+		if (ev->param.conn.private_data_len < 8 ||
+		    get16((const uint8_t *)ev->param.conn.private_data + 4) !=
+		    version) {
+			printf("accepted a version %u request with a challenge of another version\n",
+			       version);
+			return 3;
+		}
 		printf("accepted a version %u request\n", version);
 		return 2;
 	}

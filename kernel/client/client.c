@@ -266,13 +266,20 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		return PTR_ERR(dev);
 	ret = rmem_sess_connect(dev->sess, bad_attr, extack);
 	if (ret == -EPROTONOSUPPORT && dev->sess->version_refused) {
-		/* an older server: once more, in the version it speaks */
+		/*
+		 * An older server: once more, in the version it speaks, on
+		 * the same RDMA device (its limits sized the queues).  The
+		 * drain flushed the first READY receive into ctl_done.
+		 */
 		pr_info("%s: server %pISpc speaks protocol version %u; using it\n",
 			dev->name, &dev->sess->peer, dev->sess->version_refused);
 		rmem_sess_destroy_queues(dev->sess);
 		dev->sess->queues[0].closing = false;
 		dev->sess->wire_version = dev->sess->version_refused;
 		dev->sess->version_refused = 0;
+		rmem_ctl_arm(dev->sess);
+		/* not the first attempt's "another protocol version" */
+		extack->_msg = NULL;
 		ret = rmem_sess_connect(dev->sess, bad_attr, extack);
 	}
 	if (ret)

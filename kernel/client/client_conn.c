@@ -724,7 +724,7 @@ void rmem_sess_set_probe(struct rmem_sess *sess)
 {
 	struct rmem_dev *dev = sess->dev;
 
-	if (sess->status_addr)
+	if (sess->wire_version >= 4)
 		rmem_probe_set_read(&sess->ka, sess->ka_dma,
 				    sizeof(*sess->ka_buf),
 				    dev->pd->local_dma_lkey,
@@ -791,7 +791,9 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 		tlen += sizeof(struct rmem_wire_pool);
 	/* nr is size / chunk_size rounded up, and small: it sizes allocations */
 	if (!is_power_of_2(chunk_size) || chunk_size < PAGE_SIZE ||
-	    size != dev->cfg.size || !nr || nr > RMEM_WIRE_MAX_CHUNKS ||
+	    size != dev->cfg.size || !nr ||
+	    nr > (sess->wire_version >= 4 ? RMEM_WIRE_MAX_CHUNKS :
+		  RMEM_WIRE_MAX_CHUNKS_V3) ||
 	    check_mul_overflow((u64)nr, chunk_size, &total) || total < size ||
 	    total - size >= chunk_size || le32_to_cpu(r->table_len) != tlen) {
 		NL_SET_ERR_MSG(extack, "server sent an inconsistent session description");

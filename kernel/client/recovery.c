@@ -2,9 +2,11 @@
 /*
  * rmem client role: failure detection and reconnect.
  *
- * A live device probes queue pair 0 with an 8-byte RDMA READ every
- * keepalive_ms.  When the connection breaks (a failed probe or I/O, a
- * disconnect, a request timeout), the device tears its queue pairs down
+ * A live device probes queue pair 0 with an RDMA READ every keepalive_ms:
+ * of the server's status entry (16 bytes, its pool's free memory) in wire
+ * version 4, of 8 bytes of the first chunk in version 3.  When the
+ * connection breaks (a failed probe or I/O, a disconnect, a request
+ * timeout), the device tears its queue pairs down
  * (outstanding requests are requeued, not failed, up to RMEM_MAX_RETRIES
  * times each; failfast ones fail) and reconnects with RMEM_WIRE_RECONNECT,
  * with backoff, until loss_timeout_ms.  Meanwhile ->queue_rq() sees the
@@ -184,13 +186,15 @@ static void rmem_sess_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 					      ka.cqe);
 	struct rmem_dev *dev = sess->dev;
 
-	if (wc->status == IB_WC_SUCCESS && sess->status_addr) {
+	if (wc->status == IB_WC_SUCCESS && sess->wire_version >= 4) {
 		const struct rmem_wire_pool *st = sess->ka_buf;
 
-		/* before the next probe may reuse the buffer */
+		/* read before rmem_probe_done() lets the next probe post */
 		ib_dma_sync_single_for_cpu(dev->ibdev, sess->ka_dma,
 					   sizeof(*st), DMA_FROM_DEVICE);
-		WRITE_ONCE(sess->server_free, le64_to_cpu(READ_ONCE(st->free)));
+		WRITE_ONCE(sess->server_free, le64_to_cpu(st->free));
+		ib_dma_sync_single_for_device(dev->ibdev, sess->ka_dma,
+					      sizeof(*st), DMA_FROM_DEVICE);
 	}
 	rmem_probe_done(&sess->ka);
 	if (wc->status != IB_WC_SUCCESS) {

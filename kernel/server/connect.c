@@ -422,18 +422,25 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 				       struct rdma_cm_event *ev)
 {
 	const struct rmem_wire_connect *req = ev->param.conn.private_data;
-	u16 newest = rmem_server_wire_version();
 	struct rmem_wire_reject rej = {
 		.magic = cpu_to_le32(RMEM_WIRE_MAGIC),
-		.version = cpu_to_le16(newest),
+		/* what any client reads: it cannot tell which we are */
+		.version = cpu_to_le16(RMEM_WIRE_VERSION_MIN),
 	};
 	enum rmem_wire_status status;
+	u16 newest;
 
 	if (!req || ev->param.conn.private_data_len < sizeof(*req) ||
 	    le32_to_cpu(req->magic) != RMEM_WIRE_MAGIC) {
 		status = RMEM_WIRE_EINVAL;
-	} else if (le16_to_cpu(req->version) < RMEM_WIRE_VERSION_MIN ||
-		   le16_to_cpu(req->version) > newest) {
+		goto out_refuse;
+	}
+	/* testing may cap what new sessions get, never existing ones */
+	newest = req->op == RMEM_WIRE_NEW ? rmem_server_wire_version() :
+		 RMEM_WIRE_VERSION;
+	if (le16_to_cpu(req->version) < RMEM_WIRE_VERSION_MIN ||
+	    le16_to_cpu(req->version) > newest) {
+		rej.version = cpu_to_le16(newest);
 		status = RMEM_WIRE_EVERSION;
 	} else {
 		/* a version we speak is answered in it: the client checks */
@@ -448,7 +455,7 @@ static int rmem_server_connect_request(struct rmem_server *srv,
 	}
 	if (status == RMEM_WIRE_OK)
 		goto out_reject;	/* a LEAVE done: not worth a log line */
-
+out_refuse:
 	pr_info_ratelimited("server %s: refused a connection from %pISp: status %d\n",
 			    srv->name, &id->route.addr.dst_addr, status);
 out_reject:

@@ -77,7 +77,8 @@ static void rmem_host_usage(struct rmem_server *srv, const char *id,
 /**
  * rmem_host_admit() - whether a session's host may have it
  * @srv: the server
- * @sess: the new session, not yet counted (not authed)
+ * @sess: the new session, not yet counted (not authed), or a thin one
+ *	taking more
  * @need: bytes it adds to what its host holds (0 for a volume the host
  *	has already); counted in whole chunks, as the pool gives them
  *
@@ -102,7 +103,8 @@ enum rmem_wire_status rmem_host_admit(struct rmem_server *srv,
 		return RMEM_WIRE_EAUTH;
 	need = rmem_server_bytes(srv, need);
 	rmem_host_usage(srv, h->id, &n, &bytes);
-	if (h->max_sessions && n >= h->max_sessions)
+	/* a thin session taking a slot is counted already */
+	if (!sess->authed && h->max_sessions && n >= h->max_sessions)
 		return RMEM_WIRE_ESESSIONS;
 	if (h->size_limit && (need > h->size_limit ||
 			      bytes > h->size_limit - need))

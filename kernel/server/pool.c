@@ -143,6 +143,7 @@ static int rmem_chunks_take(struct rmem_server *srv, struct rmem_chunk **out,
 		list_del_init(&out[i]->node);
 	}
 	srv->nr_free -= n;
+	rmem_server_put_status(srv);
 	return 0;
 }
 
@@ -218,6 +219,7 @@ static void rmem_chunks_put(struct rmem_server *srv, struct rmem_chunk **c,
 	}
 	srv->nr_free += n;
 	srv->nr_dirty += n;
+	rmem_server_put_status(srv);
 	if (n && !srv->dying)
 		queue_delayed_work(system_unbound_wq, &srv->zero_work, 0);
 }

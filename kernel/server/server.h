@@ -291,7 +291,8 @@ struct rmem_sconn {
  * @table: the chunk table the client reads; in version 4 followed by a
  *	&struct rmem_wire_pool (rmem_session_put_status())
  * @table_len: bytes of @table
- * @table_sg: @table, DMA mapped
+ * @table_sg: @table for ib_map_mr_sg(), its DMA address that of @table_dma
+ * @table_dma: @table's DMA mapping (single), or 0; set under srv->lock
  * @table_mr: memory region of @table (remote read only)
  * @ready: the READY message
  * @ready_dma: DMA address of @ready
@@ -361,6 +362,7 @@ struct rmem_session {
 	struct rmem_wire_chunk *table;
 	size_t table_len;
 	struct scatterlist table_sg;
+	u64 table_dma;
 	struct ib_mr *table_mr;
 	struct rmem_wire_ready *ready;
 	u64 ready_dma;
@@ -394,6 +396,9 @@ struct rmem_session {
 bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks, bool thin);
 u16 rmem_server_wire_version(void);
 void rmem_session_put_status(struct rmem_session *sess);
+void rmem_server_put_status(struct rmem_server *srv);
+void rmem_session_sync_table(struct rmem_session *sess, size_t off,
+			     size_t len);
 
 /* pool.c */
 void rmem_pool_init(void);

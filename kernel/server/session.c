@@ -171,16 +171,47 @@ void rmem_session_put_status(struct rmem_session *sess)
 	size_t off = sess->nr_chunks * sizeof(*sess->table);
 
 	lockdep_assert_held(&srv->lock);
-	if (sess->version < 4 || !sess->table)
+	if (sess->version < 4 || !sess->table || sess->dead)
 		return;
 	st = (struct rmem_wire_pool *)((u8 *)sess->table + off);
-	/* one aligned store: a READ never sees half of it */
+	/* advisory: a READ racing this store may see the old value */
 	WRITE_ONCE(st->free, cpu_to_le64((u64)srv->nr_free << srv->chunk_shift));
 	WRITE_ONCE(st->seq, cpu_to_le32(le32_to_cpu(st->seq) + 1));
-	if (sess->table_sg.length)
-		ib_dma_sync_single_for_device(srv->ibdev,
-					      sg_dma_address(&sess->table_sg) + off,
-					      sizeof(*st), DMA_TO_DEVICE);
+	rmem_session_sync_table(sess, off, sizeof(*st));
+}
+
+/**
+ * rmem_server_put_status() - refresh every session's status entry
+ * @srv: the server, whose pool just changed
+ *
+ * Context: srv->lock held.
+ */
+void rmem_server_put_status(struct rmem_server *srv)
+{
+	struct rmem_session *sess;
+
+	lockdep_assert_held(&srv->lock);
+	list_for_each_entry(sess, &srv->sessions, node)
+		rmem_session_put_status(sess);
+}
+
+/**
+ * rmem_session_sync_table() - hand bytes of the table the CPU wrote to
+ *	the device
+ * @sess: the session
+ * @off: the first byte
+ * @len: bytes
+ *
+ * Nothing before the table is mapped: the mapping hands it over whole.
+ * Context: srv->lock held, or the session's only user of @table_dma.
+ */
+void rmem_session_sync_table(struct rmem_session *sess, size_t off,
+			     size_t len)
+{
+	if (sess->table_dma)
+		ib_dma_sync_single_for_device(sess->srv->ibdev,
+					      sess->table_dma + off, len,
+					      DMA_TO_DEVICE);
 }
 
 /* Register the chunk table for remote reading, once. */
@@ -189,15 +220,24 @@ static int rmem_session_reg_table(struct rmem_session *sess)
 	struct ib_device *ibdev = sess->srv->ibdev;
 	struct scatterlist *sg = &sess->table_sg;
 	struct ib_reg_wr reg;
+	u64 dma;
 	int ret;
 
 	if (sess->table_mr)
 		return 0;
-	sg_init_one(sg, sess->table, sess->table_len);
-	if (ib_dma_map_sg(ibdev, sg, 1, DMA_TO_DEVICE) != 1) {
-		sg->length = 0;
-		return -EIO;
+	/* one mapping, synced in parts as entries change */
+	if (!sess->table_dma) {
+		dma = ib_dma_map_single(ibdev, sess->table, sess->table_len,
+					DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, dma))
+			return -EIO;
+		mutex_lock(&sess->srv->lock);
+		sess->table_dma = dma;
+		mutex_unlock(&sess->srv->lock);
 	}
+	sg_init_one(sg, sess->table, sess->table_len);
+	sg_dma_address(sg) = sess->table_dma;
+	sg_dma_len(sg) = sess->table_len;
 	sess->table_mr = rmem_session_map(sess, sg, 1, PAGE_SIZE,
 					  PAGE_ALIGN(sess->table_len) / PAGE_SIZE,
 					  0, &reg, IB_ACCESS_REMOTE_READ);
@@ -609,8 +649,9 @@ void rmem_session_free(struct rmem_session *sess)
 
 	rmem_session_dereg(sess);
 	rmem_hs_stop(sess);
-	if (sess->table_sg.length)
-		ib_dma_unmap_sg(ibdev, &sess->table_sg, 1, DMA_TO_DEVICE);
+	if (sess->table_dma)
+		ib_dma_unmap_single(ibdev, sess->table_dma, sess->table_len,
+				    DMA_TO_DEVICE);
 	if (sess->table)
 		free_pages_exact(sess->table, PAGE_ALIGN(sess->table_len));
 	if (sess->ready_dma)

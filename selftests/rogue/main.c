@@ -30,9 +30,10 @@ char why[512];
 
 /*
  * Send one connect request from @p (opened); it must be rejected with
- * rmem reject data, status @want or @want2 (-1: only @want), version 3
- * (ours: the request's) or 4 (the server's newest, when the request's
- * version could not be read or is not one it speaks).
+ * rmem reject data, status @want or @want2 (-1: only @want), in our
+ * version (3: the server answers in the request's version, and in its
+ * oldest when it cannot read one), or in the server's newest (4) for
+ * EVERSION.
  */
 static void connect_attack_on(struct peer *p, const char *desc,
 			      const uint8_t *data, uint8_t len, int want,
@@ -46,8 +47,8 @@ static void connect_attack_on(struct peer *p, const char *desc,
 	}
 	if (a.event == RDMA_CM_EVENT_REJECTED && a.wire_status >= 0 &&
 	    (a.wire_status == want || a.wire_status == want2) &&
-	    (a.wire_version == WIRE_VERSION ||
-	     a.wire_version == WIRE_VERSION_NEWEST))
+	    a.wire_version == (want == ST_EVERSION ? WIRE_VERSION_NEWEST :
+			       WIRE_VERSION))
 		refused("%s: %s", desc, answer_str(&a));
 	else if (a.event == RDMA_CM_EVENT_ESTABLISHED)
 		fail("%s: the server ACCEPTED it", desc);
