@@ -702,7 +702,7 @@ int rmem_queue_connect(struct rmem_queue *queue,
 
 /*
  * Where the server's status entry is (version 4: after the chunk table,
- * under the table's key), from the READY just checked.  The probe reads
+ * under the table's key), from the READY just checked and nr_chunks.  The probe reads
  * it from the next rmem_sess_set_probe() on.
  */
 static void rmem_sess_keep_status(struct rmem_sess *sess)
@@ -808,13 +808,13 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 		rmem_sess_keep_status(sess);
 		return 0;
 	}
-	rmem_sess_keep_status(sess);
 	sess->handle = le64_to_cpu(r->handle);
 	memcpy(sess->server_id, r->pool_id, sizeof(sess->server_id));
 	sess->generation = le64_to_cpu(r->generation);
 	sess->chunk_size = chunk_size;
 	sess->chunk_shift = ilog2(chunk_size);
 	sess->nr_chunks = nr;
+	rmem_sess_keep_status(sess);
 	return 0;
 }
 
