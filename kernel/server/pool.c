@@ -454,18 +454,89 @@ void rmem_server_session_release_memory(struct rmem_server *srv,
 }
 
 /**
+ * rmem_server_slot_memory() - take the chunks of one slot of a thin session
+ * @srv: the server
+ * @sess: the session, thin and live
+ * @first: the slot's first chunk
+ * @n: its chunks
+ *
+ * Counts against the session's host; waits for the zero work's chunk
+ * when only with it there is room.
+ *
+ * Context: srv->lock held (dropped while waiting).
+ * Return: RMEM_WIRE_OK, ENOSPC, EQUOTA, EAUTH or ENOMEM.
+ */
+enum rmem_wire_status rmem_server_slot_memory(struct rmem_server *srv,
+					      struct rmem_session *sess,
+					      unsigned int first, unsigned int n)
+{
+	enum rmem_wire_status status;
+	int ret;
+
+	for (;;) {
+		if (srv->dying || sess->dead)
+			return RMEM_WIRE_ENOMEM;
+		status = rmem_host_admit(srv, sess, (u64)n << srv->chunk_shift);
+		if (status != RMEM_WIRE_OK)
+			return status;
+		ret = rmem_chunks_take(srv, &sess->chunks[first], n);
+		if (ret != -EAGAIN)
+			break;
+		srv->zero_waiters++;
+		mutex_unlock(&srv->lock);
+		wait_event(srv->zero_wq, !READ_ONCE(srv->zeroing));
+		mutex_lock(&srv->lock);
+		srv->zero_waiters--;
+	}
+	if (!srv->zero_waiters && !srv->dying &&
+	    !list_empty(&srv->dirty_chunks))
+		queue_delayed_work(system_unbound_wq, &srv->zero_work, 0);
+	if (ret)
+		return RMEM_WIRE_ENOSPC;
+	sess->nr_held += n;
+	return RMEM_WIRE_OK;
+}
+
+/**
+ * rmem_server_slot_release() - give one slot's chunks back
+ * @srv: the server
+ * @sess: the thin session; no memory region of the slot left
+ * @first: the slot's first chunk
+ * @n: its chunks
+ *
+ * Context: srv->lock held.
+ */
+void rmem_server_slot_release(struct rmem_server *srv,
+			      struct rmem_session *sess, unsigned int first,
+			      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++) {
+		if (!sess->chunks[i])
+			continue;
+		rmem_chunks_put(srv, &sess->chunks[i], 1);
+		sess->chunks[i] = NULL;
+		sess->nr_held--;
+	}
+}
+
+/**
  * rmem_server_zero_chunks() - zero what a session may not see
  * @srv: the server
  * @sess: the session
+ * @first: the first of its chunks to zero
+ * @n: how many
  *
  * Chunks that came back from another anonymous session, or from a freed
  * volume, are zeroed before they are registered for this session.
  */
-void rmem_server_zero_chunks(struct rmem_server *srv, struct rmem_session *sess)
+void rmem_server_zero_chunks(struct rmem_server *srv, struct rmem_session *sess,
+			     unsigned int first, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < sess->nr_chunks; i++)
+	for (i = first; i < first + n; i++)
 		if (sess->chunks[i])
 			rmem_chunk_zero(srv, sess->chunks[i]);
 }

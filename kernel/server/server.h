@@ -312,6 +312,13 @@ struct rmem_sconn {
  * @thin: memory on demand (RMEM_WIRE_AUTH_THIN): @chunks has a NULL for
  *	every chunk not taken, and the session holds @nr_held of them
  * @extent_shift: log2 of a thin session's extent (a slot of the table)
+ * @ext: a thin session's control message and answer buffers (extent.c)
+ * @ext_dma: their DMA address
+ * @ext_cqe: completion of the control message receive
+ * @ext_len: bytes the last one brought
+ * @ext_work: handles a control message (rmem_session_ext_work())
+ * @post_lock: serialises the users of @reg_done: setup (registration,
+ *	READY) and @ext_work
  * @volume_created: this session created @volume
  * @orphan: lost its queue pairs; waits @hold for a reconnect
  * @conns_gone: @orphan and every queue pair destroyed: ready to reconnect
@@ -381,6 +388,12 @@ struct rmem_session {
 	bool was_live;
 	bool thin;
 	u8 extent_shift;
+	struct rmem_session_ext *ext;
+	u64 ext_dma;
+	struct ib_cqe ext_cqe;
+	u32 ext_len;
+	struct work_struct ext_work;
+	struct mutex post_lock;	/* queue pair 0's posts and waits */
 	bool volume_created;
 	bool orphan;
 	bool conns_gone;
@@ -412,14 +425,34 @@ enum rmem_wire_status rmem_server_session_memory(struct rmem_server *srv,
 void rmem_server_session_release_memory(struct rmem_server *srv,
 					struct rmem_session *sess);
 void rmem_server_zero_pause(struct rmem_server *srv);
-void rmem_server_zero_chunks(struct rmem_server *srv,
-			     struct rmem_session *sess);
+void rmem_server_zero_chunks(struct rmem_server *srv, struct rmem_session *sess,
+			     unsigned int first, unsigned int n);
+enum rmem_wire_status rmem_server_slot_memory(struct rmem_server *srv,
+					      struct rmem_session *sess,
+					      unsigned int first, unsigned int n);
+void rmem_server_slot_release(struct rmem_server *srv,
+			      struct rmem_session *sess, unsigned int first,
+			      unsigned int n);
 
 /* session.c */
+/* A registration batch or READY completes within this, or the client is gone. */
+#define RMEM_SETUP_TIMEOUT	(30 * HZ)
+int rmem_session_post_wait(struct rmem_session *sess,
+			   struct ib_send_wr *first, struct ib_send_wr *last,
+			   bool *posted, unsigned long timeout);
+int rmem_session_reg_chunks(struct rmem_session *sess, unsigned int first,
+			    unsigned int last);
 struct rmem_session *rmem_session_alloc(struct rmem_server *srv);
 void rmem_session_free(struct rmem_session *sess);
 void rmem_session_lost(struct rmem_session *sess);
 void rmem_session_kill(struct rmem_session *sess);
+
+/* extent.c */
+struct rmem_session_ext;
+int rmem_session_ext_init(struct rmem_session *sess);
+void rmem_session_ext_free(struct rmem_session *sess);
+int rmem_session_ext_post_recv(struct rmem_session *sess);
+void rmem_session_ext_work(struct work_struct *work);
 
 /* connect.c */
 int rmem_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);

@@ -34,8 +34,6 @@
 #include "rmem.h"
 #include "server.h"
 
-/* A registration batch or READY completes within this, or the client is gone. */
-#define RMEM_SETUP_TIMEOUT	(30 * HZ)
 /*
  * A refusal READY gets this long: a peer that never posts a receive (RNR
  * for ever) must not keep its shell, queue pair and all, for long.
@@ -55,9 +53,9 @@ static void rmem_session_reg_done(struct ib_cq *cq, struct ib_wc *wc)
  * at most @timeout.  *@posted (if not NULL) says whether the chain was
  * posted.
  */
-static int rmem_session_post_wait(struct rmem_session *sess,
-				  struct ib_send_wr *first, struct ib_send_wr *last,
-				  bool *posted, unsigned long timeout)
+int rmem_session_post_wait(struct rmem_session *sess,
+			   struct ib_send_wr *first, struct ib_send_wr *last,
+			   bool *posted, unsigned long timeout)
 {
 	struct ib_qp *qp = sess->conns[0]->cm_id->qp;
 	int ret;
@@ -110,8 +108,8 @@ static struct ib_mr *rmem_session_map(struct rmem_session *sess,
  * PD, in batches, and describe them in the table; a thin session's chunk
  * not taken is described absent.
  */
-static int rmem_session_reg_chunks(struct rmem_session *sess,
-				   unsigned int first, unsigned int last)
+int rmem_session_reg_chunks(struct rmem_session *sess, unsigned int first,
+			    unsigned int last)
 {
 	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			   IB_ACCESS_REMOTE_WRITE;
@@ -359,6 +357,8 @@ static enum rmem_wire_status rmem_session_admit(struct rmem_session *sess)
 			     GFP_KERNEL | __GFP_NOWARN);
 	if (!sess->table || !sess->mrs)
 		return RMEM_WIRE_ENOMEM;
+	if (sess->thin && rmem_session_ext_init(sess))
+		return RMEM_WIRE_ENOMEM;
 	return RMEM_WIRE_OK;
 }
 
@@ -417,8 +417,9 @@ static void rmem_session_setup_work(struct work_struct *work)
 	}
 	/* a reconnect finds the memory zeroed and registered already */
 	first = !sess->was_live;
+	mutex_lock(&sess->post_lock);
 	if (first) {
-		rmem_server_zero_chunks(srv, sess);
+		rmem_server_zero_chunks(srv, sess, 0, sess->nr_chunks);
 		ret = rmem_session_reg_chunks(sess, 0, sess->nr_chunks - 1);
 		if (ret) {
 			pr_warn("server %s: registering memory failed: %d\n",
@@ -435,7 +436,12 @@ static void rmem_session_setup_work(struct work_struct *work)
 	mutex_unlock(&srv->lock);
 	/* testing only: a window in which a link flap hits READY */
 	rmem_session_fault_delay(sess);
+	/* a thin session's client may ask for a slot as soon as it has READY */
+	if (status == RMEM_WIRE_OK && sess->thin &&
+	    rmem_session_ext_post_recv(sess))
+		status = RMEM_WIRE_ENOMEM;
 	ret = rmem_session_send_ready(sess, status, &sent);
+	mutex_unlock(&sess->post_lock);
 	if (ret || status != RMEM_WIRE_OK) {
 		mutex_lock(&srv->lock);
 		/*
@@ -517,6 +523,7 @@ static void rmem_session_drop_conns(struct rmem_session *sess)
 		if (sess->conns[i])
 			rdma_disconnect(sess->conns[i]->cm_id);
 	cancel_work_sync(&sess->setup_work);
+	cancel_work_sync(&sess->ext_work);
 	cancel_delayed_work_sync(&sess->ka_work);
 	for (i = 0; i < sess->nr_qps; i++) {
 		struct rmem_sconn *conn = sess->conns[i];
@@ -529,6 +536,9 @@ static void rmem_session_drop_conns(struct rmem_session *sess)
 		 * reconnect, where it would look like a loss of the new one.
 		 */
 		ib_drain_qp(conn->cm_id->qp);
+		/* a message that arrived before the flush queued it again */
+		if (!i)
+			cancel_work_sync(&sess->ext_work);
 		rdma_destroy_qp(conn->cm_id);
 		rdma_destroy_id(conn->cm_id);
 		mutex_lock(&srv->lock);
@@ -648,6 +658,7 @@ void rmem_session_free(struct rmem_session *sess)
 	struct ib_device *ibdev = srv->ibdev;
 
 	rmem_session_dereg(sess);
+	rmem_session_ext_free(sess);
 	rmem_hs_stop(sess);
 	if (sess->table_dma)
 		ib_dma_unmap_single(ibdev, sess->table_dma, sess->table_len,
@@ -729,6 +740,8 @@ struct rmem_session *rmem_session_alloc(struct rmem_server *srv)
 	INIT_WORK(&sess->setup_work, rmem_session_setup_work);
 	INIT_WORK(&sess->release_work, rmem_session_release_work);
 	INIT_WORK(&sess->orphan_work, rmem_session_orphan_work);
+	INIT_WORK(&sess->ext_work, rmem_session_ext_work);
+	mutex_init(&sess->post_lock);
 	INIT_DELAYED_WORK(&sess->hold_work, rmem_session_hold_work);
 	INIT_DELAYED_WORK(&sess->ka_work, rmem_session_ka_work);
 	INIT_DELAYED_WORK(&sess->hs_work, rmem_session_hs_timeout);
