@@ -73,6 +73,7 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_LOSS_TIMEOUT_MS] = { .type = NLA_U32 },
 	[RMEM_A_DEV_READ_SPLIT] = { .type = NLA_U32 },
 	[RMEM_A_DEV_READ_DEPTH] = { .type = NLA_U32 },
+	[RMEM_A_DEV_EXTENT] = { .type = NLA_U64 },
 	[RMEM_A_DEV_FORCE] = { .type = NLA_FLAG },
 	[RMEM_A_DEV_HOST_ID] = { .type = NLA_NUL_STRING, .len = RMEM_HOST_ID_MAX - 1 },
 	[RMEM_A_DEV_KEY] = NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN),
@@ -772,6 +773,21 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 		if (!rmem_volume_name_ok(cfg->volume, sizeof(cfg->volume))) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_VOLUME],
 					    "volume name must be printable ASCII");
+			return -EINVAL;
+		}
+	}
+	if (tb[RMEM_A_DEV_EXTENT]) {
+		cfg->extent = nla_get_u64(tb[RMEM_A_DEV_EXTENT]);
+		if (!is_power_of_2(cfg->extent) || cfg->extent < SZ_1M ||
+		    cfg->extent > SZ_1T ||
+		    !IS_ALIGNED(cfg->size, cfg->extent)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_EXTENT],
+					    "extent must be a power of two from 1 MiB to 1 TiB that divides the device size");
+			return -EINVAL;
+		}
+		if (cfg->volume[0]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_EXTENT],
+					    "a thin device (extent) cannot be a volume");
 			return -EINVAL;
 		}
 	}

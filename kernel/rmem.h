@@ -121,6 +121,7 @@ struct rmem_host_cfg {
  * @loss_timeout_ms: reconnect for this long before failing I/O, 0: fail
  * @read_split: bytes one RDMA READ moves at most, 0 for no limit
  * @read_depth: RDMA READs a queue pair keeps outstanding at most
+ * @extent: bytes of an extent of a thin device, 0 for a full one
  * @host_id: this host's identity, empty for none
  * @key: the host key, if @has_key
  * @has_key: authenticate with @key
@@ -137,6 +138,7 @@ struct rmem_dev_cfg {
 	unsigned int loss_timeout_ms;
 	unsigned int read_split;
 	unsigned int read_depth;
+	u64 extent;
 	char host_id[RMEM_HOST_ID_MAX];
 	u8 key[RMEM_KEY_LEN];
 	bool has_key;

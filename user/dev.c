@@ -45,6 +45,8 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_SERVER_NAME] = MNL_TYPE_NUL_STRING,
 	[RMEM_A_DEV_WIRE_VERSION] = MNL_TYPE_U32,
 	[RMEM_A_DEV_SERVER_FREE] = MNL_TYPE_U64,
+	[RMEM_A_DEV_EXTENT] = MNL_TYPE_U64,
+	[RMEM_A_DEV_EXTENTS_HELD] = MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
@@ -125,7 +127,7 @@ static void dev_usage(FILE *f)
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
 		"                       [ read-split SIZE | read-split off ]\n"
-		"                       [ read-depth N ]\n"
+		"                       [ read-depth N ] [ extent SIZE ]\n"
 		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
@@ -381,6 +383,12 @@ static int dev_print(const struct nlattr *nest, bool stats)
 	if (tb[RMEM_A_DEV_READ_DEPTH])
 		print_uint(PRINT_ANY, "read_depth", " read-depth %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH]));
+	if (tb[RMEM_A_DEV_EXTENT])
+		print_size(PRINT_ANY, "extent", " extent %s",
+			   mnl_attr_get_u64(tb[RMEM_A_DEV_EXTENT]));
+	if (tb[RMEM_A_DEV_EXTENTS_HELD])
+		print_uint(PRINT_ANY, "extents_held", " (held %u)",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_EXTENTS_HELD]));
 	/* text: only when the server granted less than asked */
 	if (tb[RMEM_A_DEV_READ_DEPTH_GRANTED]) {
 		uint32_t g = mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH_GRANTED]);
@@ -565,7 +573,7 @@ static int parse_read_split(const char *val, uint32_t *split)
 /*
  * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N] [poll-qps N]
  *	[queue-depth N] [keepalive TIME] [loss-timeout TIME]
- *	[read-split SIZE|off] [read-depth N] [host ID]
+ *	[read-split SIZE|off] [read-depth N] [extent SIZE] [host ID]
  *	[key-file FILE | key-desc DESC] [name DEV]
  */
 static int dev_add(struct rmemctl *ctl)
@@ -574,7 +582,7 @@ static int dev_add(struct rmemctl *ctl)
 	bool has_qps = false, has_depth = false, has_name = false;
 	bool has_poll = false, has_keepalive = false, has_loss = false;
 	bool has_host = false, has_key_file = false, has_key_desc = false;
-	bool has_split = false, has_rdepth = false;
+	bool has_split = false, has_rdepth = false, has_extent = false;
 	const char *volume = NULL, *name = NULL, *word, *val;
 	const char *host = NULL, *key_file = NULL, *key_desc = NULL;
 	struct dev_add_ctx ctx = { 0 };
@@ -584,7 +592,7 @@ static int dev_add(struct rmemctl *ctl)
 	uint8_t key[RMEM_KEY_LEN];
 	struct inet_addr peer;
 	struct nlattr *nest;
-	uint64_t size = 0;
+	uint64_t size = 0, extent = 0;
 	bool has_key;
 	struct nl *nl;
 	int ret;
@@ -637,6 +645,10 @@ static int dev_add(struct rmemctl *ctl)
 		} else if (!strcmp(word, "read-depth")) {
 			val = arg_value(ctl, word, &has_rdepth);
 			if (!val || parse_u32(val, "read-depth", &rdepth) < 0)
+				return -1;
+		} else if (!strcmp(word, "extent")) {
+			val = arg_value(ctl, word, &has_extent);
+			if (!val || parse_size(val, &extent) < 0)
 				return -1;
 		} else if (!strcmp(word, "name")) {
 			name = arg_value(ctl, word, &has_name);
@@ -697,6 +709,8 @@ static int dev_add(struct rmemctl *ctl)
 		nl_put_u32(nl, RMEM_A_DEV_READ_SPLIT, split);
 	if (has_rdepth)
 		nl_put_u32(nl, RMEM_A_DEV_READ_DEPTH, rdepth);
+	if (has_extent)
+		nl_put_u64(nl, RMEM_A_DEV_EXTENT, extent);
 	if (id[0])
 		nl_put_strz(nl, RMEM_A_DEV_HOST_ID, id);
 	if (has_key)

@@ -34,12 +34,13 @@ static int rmem_major;
  *
  * Return: work requests: every request may post rmem_wrs_per_rq() (its
  * data, more where READs are split, and on Soft-RoCE a READ's tail); plus
- * one for control messages.
+ * four for control messages on queue pair 0: the probe, and a thin
+ * device's control message and its slot's two table READs.
  */
 unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 {
 	return dev->cfg.queue_depth *
-	       rmem_wrs_per_rq(dev->read_tail, dev->cfg.read_split) + 1;
+	       rmem_wrs_per_rq(dev->read_tail, dev->cfg.read_split) + 4;
 }
 
 /*
@@ -297,6 +298,9 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 		atomic64_inc(&dev->errors);
 		return BLK_STS_IOERR;
 	}
+	/* a thin device's extent without memory: zeros, or wait for it */
+	if (dev->emap && rmem_emap_queue_rq(dev, rq))
+		return BLK_STS_OK;
 
 	blk_mq_start_request(rq);
 	trace_rmem_rq_issue(dev->name, queue->index, rq);
@@ -460,6 +464,9 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 		if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
 			return BLK_EH_DONE;
 	}
+	/* waiting for a thin device's extent: the extent worker ends it */
+	if (READ_ONCE(cmd->thin_wait))
+		return BLK_EH_RESET_TIMER;
 	switch (READ_ONCE(queue->sess->state)) {
 	case RMEM_DEV_STATE_LIVE:
 		/*

@@ -59,6 +59,8 @@ static void rmem_sess_free(struct rmem_sess *sess)
 {
 	rmem_mac_free(sess->mac);
 	kfree(sess->auth);
+	rmem_sess_ext_free(sess);
+	bitmap_free(sess->absent);
 	kvfree(sess->chunks);
 	free_page((unsigned long)sess->table_buf);
 	kfree(sess->ready);
@@ -89,6 +91,7 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	kfree(dev->zero);
 	kvfree(dev->queue_io);
+	rmem_emap_free(dev);
 	if (dev->index >= 0)
 		ida_free(&rmem_ida, dev->index);
 	kfree(dev);
@@ -181,7 +184,9 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 		dev->cfg.queue_depth = rmem_default_queue_depth;
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
 	dev->sess = rmem_sess_alloc(dev, &cfg->peer);
-	if (!dev->zero || !dev->sess) {
+	if (!dev->zero || !dev->sess ||
+	    (cfg->extent && (rmem_emap_alloc(dev) ||
+			     rmem_sess_ext_init(dev->sess)))) {
 		rmem_dev_free(dev);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -217,6 +222,12 @@ static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
 	if (!ret)
 		ret = rmem_sess_ready(sess, extack);
 	*bad_attr = rmem_reject_attr(ret);
+	/* what a server refuses in a thin request is its extent */
+	if (ret == -EINVAL && sess->dev->cfg.extent) {
+		*bad_attr = RMEM_A_DEV_EXTENT;
+		NL_SET_ERR_MSG(extack,
+			       "server refused the thin device: the extent must be at least its chunk size (mr-size)");
+	}
 	if (ret)
 		return ret;
 	sess->has_session = true;
@@ -224,6 +235,8 @@ static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
 	ret = rmem_sess_read_table(sess, extack);
 	if (ret)
 		return ret;
+	if (sess->dev->emap)
+		rmem_emap_load_table(sess);
 	for (i = 1; i < sess->dev->nr_queues; i++) {
 		ret = rmem_queue_connect(&sess->queues[i], extack);
 		if (ret)
@@ -265,7 +278,11 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	ret = rmem_sess_connect(dev->sess, bad_attr, extack);
-	if (ret == -EPROTONOSUPPORT && dev->sess->version_refused) {
+	if (ret == -EPROTONOSUPPORT && dev->sess->version_refused &&
+	    dev->cfg.extent) {
+		NL_SET_ERR_MSG(extack,
+			       "the server speaks rmem protocol version 3: a thin device (extent) needs version 4");
+	} else if (ret == -EPROTONOSUPPORT && dev->sess->version_refused) {
 		/*
 		 * An older server: once more, in the version it speaks, on
 		 * the same RDMA device (its limits sized the queues).  The
@@ -368,8 +385,9 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 	live = rmem_dev_set_state(dev, RMEM_DEV_STATE_DELETING) ==
 	       RMEM_DEV_STATE_LIVE;
 	rmem_sess_recovery_stop(dev->sess);
-	/* requests held for a reconnect fail now */
+	/* requests held for a reconnect, or for an extent, fail now */
 	rmem_dev_resume_io(dev);
+	rmem_emap_stop(dev);
 	/* with force, a dead peer must not hold del_gendisk up */
 	if (force)
 		rmem_sess_abort_queues(dev->sess);

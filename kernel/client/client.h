@@ -223,6 +223,30 @@ struct rmem_remote_chunk {
 };
 
 /**
+ * struct rmem_emap - the extent map of a thin device (extent.c)
+ * @dev: the device
+ * @shift: log2 of the extent size
+ * @nr: extents
+ * @state: per extent, unwritten or present (release/acquire)
+ * @held: extents present
+ * @lock: protects @waiting
+ * @waiting: started requests waiting for an extent (rq->queuelist)
+ * @work: takes memory for what waits (rmem_emap_work())
+ */
+struct rmem_emap {
+	struct rmem_dev *dev;
+	unsigned int shift;
+	unsigned int nr;
+	u8 *state;
+	atomic_t held;
+	spinlock_t lock;	/* @waiting */
+	struct list_head waiting;
+	struct work_struct work;
+};
+
+struct rmem_sess_ext;
+
+/**
  * struct rmem_sess - a device's session with one server: the connection
  *	(client_conn.c), its handshake (handshake.c) and its loss and
  *	reconnect (recovery.c)
@@ -275,6 +299,19 @@ struct rmem_remote_chunk {
  * @status_rkey: its memory key (that of the chunk table)
  * @server_free: the pool's free bytes as the last probe read them, or
  *	U64_MAX before a probe read them (or in version 3)
+ * @table_addr: the chunk table's address (from READY)
+ * @table_rkey: its memory key
+ * @absent: a thin session's chunks the attach's table read found absent
+ *	(a bitmap of @nr_chunks), or NULL
+ * @ext: a thin session's control message and answer (extent.c)
+ * @ext_dma: their DMA address
+ * @ext_page: where a slot's table entries are read into
+ * @ext_page_dma: its DMA address
+ * @ext_cqe: completion of the answer's receive and the table reads
+ * @ext_send_cqe: completion of the control message's (unsignalled) send:
+ *	errors only
+ * @ext_done: signalled by @ext_cqe
+ * @ext_status: the first error of the wait under way
  * @has_session: READY arrived once: the handle names our session
  * @torn_down: the queue pairs of the lost connection are gone (reconnect
  *	work only)
@@ -336,6 +373,17 @@ struct rmem_sess {
 	u64 status_addr;
 	u32 status_rkey;
 	u64 server_free;
+	u64 table_addr;
+	u32 table_rkey;
+	unsigned long *absent;
+	struct rmem_sess_ext *ext;
+	u64 ext_dma;
+	void *ext_page;
+	u64 ext_page_dma;
+	struct ib_cqe ext_cqe;
+	struct ib_cqe ext_send_cqe;
+	struct completion ext_done;
+	enum ib_wc_status ext_status;
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;
 	struct delayed_work deadline_work;
@@ -372,6 +420,7 @@ struct rmem_sess {
  * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of them
  * @queue_io: what each hardware queue's I/O writes, @nr_queues of them on
  *	the RDMA device's NUMA node, from the first connect of queue pair 0
+ * @emap: a thin device's extent map (cfg.extent), else NULL
  * @max_sge: scatter/gather entries per work request
  * @read_tail: the device is Soft-RoCE: a READ request ends with a small
  *	signalled READ of its last bytes (see rmem_build_wrs())
@@ -402,6 +451,7 @@ struct rmem_dev {
 	unsigned int nr_queues;
 	unsigned int nr_poll;
 	struct rmem_queue_io *queue_io;
+	struct rmem_emap *emap;
 	unsigned int max_sge;
 	bool read_tail;
 	void *zero;
@@ -449,6 +499,7 @@ struct rmem_req_ext {
  * @hard_error: a work request failed because of the request, not the
  *	connection (flush, retries exceeded)
  * @partial: posted only in part: ends when its queue pair is drained
+ * @thin_wait: on a thin device's list, waiting for an extent's memory
  * @start_ns: when ->queue_rq() first saw it (rmem_lat_now()), for the
  *	latency histograms; a reissue keeps it
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
@@ -473,6 +524,7 @@ struct rmem_req {
 	u8 retries;
 	bool hard_error;
 	bool partial;
+	bool thin_wait;
 	u64 start_ns;
 	int nr_sgl;
 	int nents;
@@ -487,6 +539,22 @@ struct rmem_req {
 	struct ib_sge isge[RMEM_INLINE_SGES];
 	struct ib_rdma_wr iwr[RMEM_INLINE_WRS];
 };
+
+/* extent.c */
+int rmem_emap_alloc(struct rmem_dev *dev);
+void rmem_emap_free(struct rmem_dev *dev);
+unsigned int rmem_emap_held(const struct rmem_dev *dev);
+bool rmem_emap_table_ok(struct rmem_sess *sess);
+void rmem_emap_load_table(struct rmem_sess *sess);
+bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq);
+void rmem_emap_work(struct work_struct *work);
+void rmem_emap_kick(struct rmem_dev *dev);
+void rmem_emap_stop(struct rmem_dev *dev);
+void rmem_emap_cancel(struct rmem_dev *dev);
+int rmem_sess_ext_init(struct rmem_sess *sess);
+void rmem_sess_ext_free(struct rmem_sess *sess);
+int rmem_sess_ext_map(struct rmem_sess *sess, struct ib_device *ibdev);
+void rmem_sess_ext_unmap(struct rmem_sess *sess, struct ib_device *ibdev);
 
 /* wr.c */
 void *rmem_ext_alloc(gfp_t gfp, void *data);

@@ -97,6 +97,7 @@ static void rmem_sess_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
 		       DMA_TO_DEVICE);
 	rmem_dma_unmap(ibdev, &sess->ka_dma, sizeof(*sess->ka_buf),
 		       DMA_FROM_DEVICE);
+	rmem_sess_ext_unmap(sess, ibdev);
 }
 
 /**
@@ -139,12 +140,12 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	if (max_sge < 1 || !a->max_qp_init_rd_atom)
 		return -EMEDIUMTYPE;
 	/*
-	 * send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3.  Only
+	 * send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 4.  Only
 	 * Soft-RoCE needs a READ's tail WR (rmem_build_read_tail()).
 	 */
 	tail = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	per_rq = rmem_wrs_per_rq(tail, dev->cfg.read_split);
-	max_qd = min((a->max_qp_wr - 2) / per_rq, (a->max_cqe - 5) / per_rq);
+	max_qd = min((a->max_qp_wr - 5) / per_rq, (a->max_cqe - 8) / per_rq);
 	if (dev->registered) {
 		if (max_sge < dev->max_sge || max_qd < dev->cfg.queue_depth ||
 		    a->max_qp < dev->nr_queues)
@@ -192,7 +193,8 @@ static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
 	    rmem_dma_map(ibdev, sess->auth, sizeof(*sess->auth),
 			 DMA_TO_DEVICE, &sess->auth_dma) ||
 	    rmem_dma_map(ibdev, sess->ka_buf, sizeof(*sess->ka_buf),
-			 DMA_FROM_DEVICE, &sess->ka_dma))
+			 DMA_FROM_DEVICE, &sess->ka_dma) ||
+	    (sess->ext && rmem_sess_ext_map(sess, ibdev)))
 		return -EIO;
 	/* on another device than before: the probe reads with the new PD */
 	rmem_sess_set_probe(sess);
@@ -783,6 +785,11 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 	ret = rmem_sess_ready_auth(sess, extack);
 	if (ret)
 		return ret;
+	if (!(le32_to_cpu(r->flags) & RMEM_WIRE_READY_THIN) != !dev->cfg.extent) {
+		NL_SET_ERR_MSG(extack,
+			       "server sent a session description of another kind (thin or not) than asked for");
+		return -EPROTO;
+	}
 	chunk_size = le64_to_cpu(r->chunk_size);
 	size = le64_to_cpu(r->size);
 	nr = le32_to_cpu(r->nr_chunks);
@@ -814,6 +821,8 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 	sess->chunk_size = chunk_size;
 	sess->chunk_shift = ilog2(chunk_size);
 	sess->nr_chunks = nr;
+	sess->table_addr = le64_to_cpu(r->table_addr);
+	sess->table_rkey = le32_to_cpu(r->table_rkey);
 	rmem_sess_keep_status(sess);
 	return 0;
 }
@@ -841,6 +850,13 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 
 	sess->chunks = kvcalloc(sess->nr_chunks, sizeof(*sess->chunks),
 				GFP_KERNEL | __GFP_NOWARN);
+	if (dev->emap) {
+		sess->absent = bitmap_zalloc(sess->nr_chunks, GFP_KERNEL);
+		if (!sess->absent) {
+			NL_SET_ERR_MSG(extack, "out of memory reading the chunk table");
+			return -ENOMEM;
+		}
+	}
 	/* freed with the device: a READ may be in flight after a timeout */
 	sess->table_buf = (void *)__get_free_page(GFP_KERNEL);
 	buf = sess->table_buf;
@@ -907,6 +923,12 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 		ib_dma_sync_single_for_cpu(dev->ibdev, dma, len,
 					   DMA_BIDIRECTIONAL);
 		for (i = 0; i < len / sizeof(*buf); i++) {
+			/* only a thin session has chunks not taken */
+			if (sess->absent && buf[i].reserved ==
+			    cpu_to_le32(RMEM_WIRE_CHUNK_ABSENT)) {
+				set_bit(first + i, sess->absent);
+				continue;
+			}
 			if (buf[i].reserved) {
 				ret = -EPROTO;
 				break;
@@ -929,6 +951,11 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 	}
 	ib_dma_unmap_single(dev->ibdev, dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
 	sess->table_dma = 0;
+	if (dev->emap && !rmem_emap_table_ok(sess)) {
+		NL_SET_ERR_MSG(extack,
+			       "server's chunk table does not fit the extents (a slot taken in part, or chunks larger than an extent)");
+		return -EPROTO;
+	}
 	/* the session's memory is the same for the device's life */
 	rmem_sess_set_probe(sess);
 	return 0;

@@ -302,13 +302,17 @@ int rmem_sess_send_auth(struct rmem_sess *sess,
 	a->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
 	a->version = cpu_to_le16(sess->wire_version);
 	a->size = cpu_to_le64(dev->cfg.size);
+	if (dev->cfg.extent) {
+		a->flags |= RMEM_WIRE_AUTH_THIN;
+		a->reserved = ilog2(dev->cfg.extent);
+	}
 	if (dev->cfg.loss_timeout_ms)
 		a->hold_ms = cpu_to_le32(dev->cfg.loss_timeout_ms +
 					 RMEM_HOLD_SLACK_MS);
 	strscpy_pad(a->volume, dev->cfg.volume, sizeof(a->volume));
 	strscpy_pad(a->host, dev->cfg.host_id, sizeof(a->host));
 	if (dev->cfg.has_key) {
-		a->flags = RMEM_WIRE_AUTH_KEYED;
+		a->flags |= RMEM_WIRE_AUTH_KEYED;
 		ret = rmem_sess_prove(sess, qp->qp_num);
 		if (ret) {
 			NL_SET_ERR_MSG(extack, "cannot compute the proof (HMAC-SHA256)");

@@ -77,6 +77,8 @@ static void rmem_sess_tear_down(struct rmem_sess *sess)
 	rmem_dev_queue_barrier(sess->dev);
 	rmem_sess_stage(sess, RMEM_STAGE_KA);
 	cancel_delayed_work_sync(&sess->ka_work);
+	/* it ends within a tenth of a second once the device is not live */
+	rmem_emap_cancel(sess->dev);
 	rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
 	rmem_sess_destroy_queues(sess);
 }
@@ -169,6 +171,7 @@ static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 		return READ_ONCE(sess->state);
 	/* fail outstanding I/O first; the announcement allocates */
 	rmem_sess_abort_queues(sess);
+	rmem_emap_kick(dev);
 	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
 	       dev->name, &sess->peer);
 	rmem_dev_announce(dev);
@@ -314,6 +317,8 @@ void rmem_dev_resume_io(struct rmem_dev *dev)
 		return;
 	blk_mq_kick_requeue_list(dev->disk->queue);
 	blk_mq_run_hw_queues(dev->disk->queue, true);
+	/* and those waiting for an extent: taken now, or failed */
+	rmem_emap_kick(dev);
 }
 
 /* With no queue pair left: let go of an RDMA device that is going away. */

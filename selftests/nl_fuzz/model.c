@@ -9,7 +9,7 @@
 _Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_STATS_RESET, "new rmem command");
 _Static_assert(RMEM_A_MAX == RMEM_A_HOST, "new top-level attribute");
 _Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_HANDSHAKES, "new server attribute");
-_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_SERVER_FREE, "new device attribute");
+_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_EXTENTS_HELD, "new device attribute");
 _Static_assert(RMEM_A_VOLUME_MAX == RMEM_A_VOLUME_OWNER_AUTH, "new volume attribute");
 _Static_assert(RMEM_A_HOST_MAX == RMEM_A_HOST_PAD, "new host attribute");
 _Static_assert(RMEM_A_PREFIX_MAX == RMEM_A_PREFIX_LEN, "new prefix attribute");

@@ -284,6 +284,14 @@ enum rmem_a_client {
  *	as the device's last connection probe read them (every keepalive
  *	interval, one-sided); absent before the first such read and with a
  *	version 3 server
+ * @RMEM_A_DEV_EXTENT: u64, a thin device: memory is taken from the server
+ *	one extent of this many bytes at a time, when the extent is first
+ *	written; reads of an extent never written return zeros without
+ *	the network.  A power of two, 1 MiB to 1 TiB, at least the server's
+ *	chunk size, dividing the size; no volume.  Absent: the whole size
+ *	is taken at attach
+ * @RMEM_A_DEV_EXTENTS_HELD: u32 (replies, thin devices): extents that have
+ *	memory on the server
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -319,6 +327,8 @@ enum rmem_a_dev {
 	RMEM_A_DEV_READ_DEPTH_GRANTED,
 	RMEM_A_DEV_WIRE_VERSION,
 	RMEM_A_DEV_SERVER_FREE,
+	RMEM_A_DEV_EXTENT,
+	RMEM_A_DEV_EXTENTS_HELD,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmem client role: thin devices, whose memory the server gives one
+ * extent at a time (wire version 4; Documentation/multi-server.rst).
+ *
+ * The map holds one state per extent: unwritten (no memory anywhere) or
+ * present (the server's slot has memory, and the session's chunk table
+ * entries describe it).  The data path reads it without locks: the
+ * entries are written first, the state is published with release
+ * semantics and read with acquire.  Only the extent worker writes it.
+ *
+ * A read of an unwritten extent returns zeros without the network, and a
+ * write of zeros to one has nothing to do.  Any other request that
+ * touches an unwritten extent cannot wait in ->queue_rq(): it is started
+ * and put on the map's list, and the worker (rmem_wq: WQ_MEM_RECLAIM,
+ * under memalloc_noio, with the session's preallocated message buffers:
+ * swap writes come this way) asks the server for the extent's slot
+ * (RMEM_WIRE_EXTENT_ALLOC), reads the slot's chunk table entries, marks
+ * the extent present and requeues the requests waiting for it.  When the
+ * server has no room, they fail with BLK_STS_NOSPC and every present
+ * extent keeps working.  The worker talks to the server only while the
+ * device is live; a reconnect or the loss deadline kicks it again
+ * (rmem_dev_resume_io()), and a dead or deleted device fails what waits.
+ */
+#include <crypto/algapi.h>
+#include <linux/blk-mq.h>
+#include <linux/highmem.h>
+#include <linux/sched/mm.h>
+#include <rdma/ib_verbs.h>
+#include "auth.h"
+#include "client.h"
+
+/* How long one control message or table read may take. */
+#define RMEM_EXT_TIMEOUT	(15 * HZ)
+
+enum {
+	RMEM_EXTENT_UNWRITTEN,
+	RMEM_EXTENT_PRESENT,
+};
+
+/* A control message and its answer, DMA mapped (rmem_sess_map()). */
+struct rmem_sess_ext {
+	struct rmem_wire_ext msg;
+	struct rmem_wire_ext_reply reply;
+};
+
+/**
+ * rmem_emap_alloc() - the extent map of a thin device
+ * @dev: the device; cfg.extent set
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rmem_emap_alloc(struct rmem_dev *dev)
+{
+	struct rmem_emap *m;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->shift = ilog2(dev->cfg.extent);
+	m->nr = dev->cfg.size >> m->shift;
+	m->state = kvzalloc(m->nr, GFP_KERNEL);
+	if (!m->state) {
+		kfree(m);
+		return -ENOMEM;
+	}
+	m->dev = dev;
+	spin_lock_init(&m->lock);
+	INIT_LIST_HEAD(&m->waiting);
+	INIT_WORK(&m->work, rmem_emap_work);
+	dev->emap = m;
+	return 0;
+}
+
+/**
+ * rmem_emap_free() - free the map; nothing waits on it any more
+ * @dev: the device
+ */
+void rmem_emap_free(struct rmem_dev *dev)
+{
+	if (!dev->emap)
+		return;
+	kvfree(dev->emap->state);
+	kfree(dev->emap);
+	dev->emap = NULL;
+}
+
+static bool rmem_emap_present(const struct rmem_emap *m, unsigned int e)
+{
+	/* pairs with the release in rmem_emap_publish() */
+	return smp_load_acquire(&m->state[e]) == RMEM_EXTENT_PRESENT;
+}
+
+/* The chunk table entries are in place: the data path may use them. */
+static void rmem_emap_publish(struct rmem_emap *m, unsigned int e)
+{
+	/* pairs with the acquire in rmem_emap_present() */
+	smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
+	atomic_inc(&m->held);
+}
+
+/**
+ * rmem_emap_held() - extents that have memory
+ * @dev: a thin device
+ *
+ * Return: their number.
+ */
+unsigned int rmem_emap_held(const struct rmem_dev *dev)
+{
+	return atomic_read(&dev->emap->held);
+}
+
+/**
+ * rmem_emap_table_ok() - whether a thin session's table fits its extents
+ * @sess: the session, its table just read
+ *
+ * Remote input: chunks no larger than an extent, and each slot's chunks
+ * all taken or all absent.
+ *
+ * Return: true if so.
+ */
+bool rmem_emap_table_ok(struct rmem_sess *sess)
+{
+	struct rmem_emap *m = sess->dev->emap;
+	unsigned int per, e, j;
+
+	if (sess->chunk_shift > m->shift)
+		return false;
+	per = 1U << (m->shift - sess->chunk_shift);
+	if ((u64)m->nr * per > sess->nr_chunks)
+		return false;
+	for (e = 0; e < m->nr; e++)
+		for (j = 1; j < per; j++)
+			if (test_bit(e * per + j, sess->absent) !=
+			    test_bit(e * per, sess->absent))
+				return false;
+	return true;
+}
+
+/**
+ * rmem_emap_load_table() - the extents a chunk table read found present
+ * @sess: the session, its table just read and found to fit
+ *	(rmem_emap_table_ok())
+ *
+ * Context: attach, before any I/O.
+ */
+void rmem_emap_load_table(struct rmem_sess *sess)
+{
+	struct rmem_emap *m = sess->dev->emap;
+	unsigned int per = 1U << (m->shift - sess->chunk_shift), e;
+
+	for (e = 0; e < m->nr; e++)
+		if (!test_bit(e * per, sess->absent))
+			rmem_emap_publish(m, e);
+}
+
+/* Whether every extent @rq touches has memory; the first that has none. */
+static bool rmem_emap_rq_present(struct rmem_emap *m, struct request *rq,
+				 unsigned int *missing)
+{
+	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+	unsigned int e = pos >> m->shift;
+	unsigned int last = (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+
+	for (; e <= last; e++)
+		if (!rmem_emap_present(m, e)) {
+			*missing = e;
+			return false;
+		}
+	return true;
+}
+
+/* Whether every extent @rq touches has no memory. */
+static bool rmem_emap_rq_unwritten(struct rmem_emap *m, struct request *rq)
+{
+	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+	unsigned int e = pos >> m->shift;
+	unsigned int last = (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+
+	for (; e <= last; e++)
+		if (rmem_emap_present(m, e))
+			return false;
+	return true;
+}
+
+/**
+ * rmem_emap_queue_rq() - a thin device's request before it is mapped
+ * @dev: the device
+ * @rq: a read, write or write-zeroes request within the device
+ *
+ * Return: false if every extent @rq touches has memory (issue it as on a
+ * full device); true if it was taken care of here: ended (a read of
+ * unwritten extents reads zeros, a write of zeros to them has nothing to
+ * do) or started and put on the list for the extent worker.
+ */
+bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
+{
+	struct rmem_emap *m = dev->emap;
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	struct req_iterator iter;
+	struct bio_vec bv;
+	unsigned int e;
+
+	if (rmem_emap_rq_present(m, rq, &e))
+		return false;
+	blk_mq_start_request(rq);
+	if (req_op(rq) != REQ_OP_WRITE && rmem_emap_rq_unwritten(m, rq)) {
+		if (req_op(rq) == REQ_OP_READ)
+			rq_for_each_segment(bv, rq, iter)
+				memzero_bvec(&bv);
+		blk_mq_end_request(rq, BLK_STS_OK);
+		return true;
+	}
+	WRITE_ONCE(cmd->thin_wait, true);
+	spin_lock(&m->lock);
+	list_add_tail(&rq->queuelist, &m->waiting);
+	spin_unlock(&m->lock);
+	queue_work(rmem_wq, &m->work);
+	return true;
+}
+
+/* End or requeue the waiting requests that @fn picks; srv lock not held. */
+static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
+			    blk_status_t status, bool all)
+{
+	struct request *rq, *tmp;
+	unsigned int missing;
+	LIST_HEAD(go);
+
+	spin_lock(&m->lock);
+	list_for_each_entry_safe(rq, tmp, &m->waiting, queuelist) {
+		u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+		bool touches = e >= (pos >> m->shift) &&
+			       e <= (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+
+		if (all || (status && touches) ||
+		    (!status && rmem_emap_rq_present(m, rq, &missing)))
+			list_move_tail(&rq->queuelist, &go);
+	}
+	spin_unlock(&m->lock);
+	list_for_each_entry_safe(rq, tmp, &go, queuelist) {
+		struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+
+		list_del_init(&rq->queuelist);
+		WRITE_ONCE(cmd->thin_wait, false);
+		if (status) {
+			atomic64_inc(&m->dev->errors);
+			blk_mq_end_request(rq, status);
+		} else {
+			blk_mq_requeue_request(rq, true);
+		}
+	}
+}
+
+/* The first extent a waiting request lacks, or false if none waits. */
+static bool rmem_emap_next(struct rmem_emap *m, unsigned int *e)
+{
+	struct request *rq;
+	bool found = false;
+
+	spin_lock(&m->lock);
+	list_for_each_entry(rq, &m->waiting, queuelist)
+		if (!rmem_emap_rq_present(m, rq, e)) {
+			found = true;
+			break;
+		}
+	spin_unlock(&m->lock);
+	return found;
+}
+
+static void rmem_ext_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_sess *sess = container_of(wc->wr_cqe, struct rmem_sess,
+					      ext_cqe);
+
+	if (wc->status != IB_WC_WR_FLUSH_ERR ||
+	    READ_ONCE(sess->ext_status) == IB_WC_SUCCESS)
+		WRITE_ONCE(sess->ext_status, wc->status);
+	complete(&sess->ext_done);
+}
+
+/* An unsignalled SEND that failed: record it; its RECV is flushed too. */
+static void rmem_ext_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_sess *sess = container_of(wc->wr_cqe, struct rmem_sess,
+					      ext_send_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		WRITE_ONCE(sess->ext_status, wc->status);
+}
+
+/*
+ * Wait for ext_done while the device stays live: a loss ends the wait at
+ * once (the teardown waits for the worker), whether or not the lost
+ * queue pair ever flushes what was posted.
+ */
+static int rmem_ext_wait(struct rmem_sess *sess)
+{
+	unsigned long end = jiffies + RMEM_EXT_TIMEOUT;
+
+	while (!wait_for_completion_timeout(&sess->ext_done, HZ / 10)) {
+		if (READ_ONCE(sess->state) != RMEM_DEV_STATE_LIVE)
+			return -ECONNRESET;
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+	}
+	return READ_ONCE(sess->ext_status) == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+/**
+ * rmem_sess_ext_init() - a thin session's message buffers
+ * @sess: the session of a thin device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rmem_sess_ext_init(struct rmem_sess *sess)
+{
+	sess->ext = kzalloc(sizeof(*sess->ext), GFP_KERNEL);
+	sess->ext_page = (void *)__get_free_page(GFP_KERNEL);
+	if (!sess->ext || !sess->ext_page)
+		return -ENOMEM;
+	sess->ext_cqe.done = rmem_ext_cqe_done;
+	sess->ext_send_cqe.done = rmem_ext_send_done;
+	init_completion(&sess->ext_done);
+	return 0;
+}
+
+/**
+ * rmem_sess_ext_free() - free what rmem_sess_ext_init() made
+ * @sess: the session, unmapped
+ */
+void rmem_sess_ext_free(struct rmem_sess *sess)
+{
+	kfree(sess->ext);
+	free_page((unsigned long)sess->ext_page);
+}
+
+/**
+ * rmem_sess_ext_map() - map the message buffers for an RDMA device
+ * @sess: a thin session
+ * @ibdev: the device
+ *
+ * Return: 0 or -EIO.
+ */
+int rmem_sess_ext_map(struct rmem_sess *sess, struct ib_device *ibdev)
+{
+	sess->ext_dma = ib_dma_map_single(ibdev, sess->ext, sizeof(*sess->ext),
+					  DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, sess->ext_dma)) {
+		sess->ext_dma = 0;
+		return -EIO;
+	}
+	sess->ext_page_dma = ib_dma_map_single(ibdev, sess->ext_page, PAGE_SIZE,
+					       DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, sess->ext_page_dma)) {
+		sess->ext_page_dma = 0;
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * rmem_sess_ext_unmap() - undo rmem_sess_ext_map()
+ * @sess: the session
+ * @ibdev: the device it was mapped for
+ */
+void rmem_sess_ext_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
+{
+	if (sess->ext_dma)
+		ib_dma_unmap_single(ibdev, sess->ext_dma, sizeof(*sess->ext),
+				    DMA_BIDIRECTIONAL);
+	if (sess->ext_page_dma)
+		ib_dma_unmap_single(ibdev, sess->ext_page_dma, PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	sess->ext_dma = 0;
+	sess->ext_page_dma = 0;
+}
+
+/*
+ * Send one control message for @slot and wait for its answer.  Return: 0,
+ * -ENOSPC or -EDQUOT (no room), -ECONNRESET or -ETIMEDOUT (the connection),
+ * -EPROTO (an answer that is not the server's to this), or another errno.
+ */
+static int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
+{
+	struct rmem_dev *dev = sess->dev;
+	struct ib_qp *qp = sess->queues[0].cm_id->qp;
+	struct rmem_wire_ext *msg = &sess->ext->msg;
+	const struct rmem_wire_ext_reply *r = &sess->ext->reply;
+	u64 counter = atomic64_inc_return(&sess->counter);
+	struct ib_sge rsge = {
+		.addr = sess->ext_dma + offsetof(struct rmem_sess_ext, reply),
+		.length = sizeof(*r),
+		.lkey = dev->pd->local_dma_lkey,
+	};
+	struct ib_sge ssge = {
+		.addr = sess->ext_dma + offsetof(struct rmem_sess_ext, msg),
+		.length = sizeof(*msg),
+		.lkey = dev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = {
+		.wr_cqe = &sess->ext_cqe,
+		.sg_list = &rsge,
+		.num_sge = 1,
+	};
+	struct ib_send_wr swr = {
+		.wr_cqe = &sess->ext_send_cqe,
+		.sg_list = &ssge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+	};
+	u8 mac[RMEM_WIRE_MAC_LEN];
+	int ret;
+
+	memset(msg, 0, sizeof(*msg));
+	msg->magic = cpu_to_le32(RMEM_WIRE_MAGIC);
+	msg->version = cpu_to_le16(sess->wire_version);
+	msg->op = op;
+	msg->slot = cpu_to_le32(slot);
+	msg->counter = cpu_to_le64(counter);
+	ret = rmem_ext_mac(sess->mac, RMEM_MAC_EXT, msg,
+			   offsetof(struct rmem_wire_ext, mac), msg->mac);
+	if (ret)
+		return ret;
+	memset(&sess->ext->reply, 0, sizeof(sess->ext->reply));
+	ib_dma_sync_single_for_device(dev->ibdev, sess->ext_dma,
+				      sizeof(*sess->ext), DMA_BIDIRECTIONAL);
+	reinit_completion(&sess->ext_done);
+	WRITE_ONCE(sess->ext_status, IB_WC_SUCCESS);
+	/* the answer's receive first: the server may answer at once */
+	ret = ib_post_recv(qp, &rwr, NULL);
+	if (ret)
+		return ret;
+	ret = ib_post_send(qp, &swr, NULL);
+	if (ret)
+		return -ECONNRESET;
+	ret = rmem_ext_wait(sess);
+	if (ret)
+		return ret;
+	ib_dma_sync_single_for_cpu(dev->ibdev, sess->ext_dma,
+				   sizeof(*sess->ext), DMA_BIDIRECTIONAL);
+	if (le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
+	    le16_to_cpu(r->version) != sess->wire_version ||
+	    le64_to_cpu(r->counter) != counter ||
+	    le32_to_cpu(r->slot) != slot ||
+	    rmem_ext_mac(sess->mac, RMEM_MAC_EXT_REPLY, r,
+			 offsetof(struct rmem_wire_ext_reply, mac), mac) ||
+	    crypto_memneq(mac, r->mac, sizeof(mac)))
+		return -EPROTO;
+	WRITE_ONCE(sess->server_free, le64_to_cpu(r->free));
+	switch (le16_to_cpu(r->status)) {
+	case RMEM_WIRE_OK:
+		return 0;
+	case RMEM_WIRE_ENOSPC:
+		return -ENOSPC;
+	case RMEM_WIRE_EQUOTA:
+		return -EDQUOT;
+	default:
+		return -EREMOTEIO;
+	}
+}
+
+/*
+ * Read the chunk table entries of @slot (one page at a time) into the
+ * session's chunks, as rmem_sess_read_table() does at attach: a READ of
+ * the part, then of its last entry again, signalled.  Return: 0, -EPROTO
+ * for an entry still absent, or the wait's error.
+ */
+static int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
+			      unsigned int n)
+{
+	struct rmem_dev *dev = sess->dev;
+	struct ib_qp *qp = sess->queues[0].cm_id->qp;
+	const struct rmem_wire_chunk *buf = sess->ext_page;
+	unsigned int per_page = PAGE_SIZE / sizeof(*buf), done = 0, i;
+	u64 dma = sess->ext_page_dma;
+	int ret;
+
+	while (done < n) {
+		unsigned int cnt = min(n - done, per_page);
+		u32 len = cnt * sizeof(*buf);
+		u64 raddr = sess->table_addr +
+			    (u64)(first + done) * sizeof(*buf);
+		struct ib_sge sge[2] = {
+			{ .addr = dma, .length = len,
+			  .lkey = dev->pd->local_dma_lkey },
+			{ .addr = dma + len - sizeof(*buf),
+			  .length = sizeof(*buf),
+			  .lkey = dev->pd->local_dma_lkey },
+		};
+		struct ib_rdma_wr wr[2] = {
+			{ .wr.opcode = IB_WR_RDMA_READ,
+			  .wr.wr_cqe = &sess->ext_cqe,
+			  .wr.sg_list = &sge[0],
+			  .wr.num_sge = 1,
+			  .wr.next = &wr[1].wr,
+			  .remote_addr = raddr,
+			  .rkey = sess->table_rkey },
+			{ .wr.opcode = IB_WR_RDMA_READ,
+			  .wr.send_flags = IB_SEND_SIGNALED,
+			  .wr.wr_cqe = &sess->ext_cqe,
+			  .wr.sg_list = &sge[1],
+			  .wr.num_sge = 1,
+			  .remote_addr = raddr + len - sizeof(*buf),
+			  .rkey = sess->table_rkey },
+		};
+
+		memset(sess->ext_page, 0xff, len);
+		ib_dma_sync_single_for_device(dev->ibdev, dma, len,
+					      DMA_BIDIRECTIONAL);
+		reinit_completion(&sess->ext_done);
+		WRITE_ONCE(sess->ext_status, IB_WC_SUCCESS);
+		ret = ib_post_send(qp, &wr[0].wr, NULL);
+		if (ret)
+			return -ECONNRESET;
+		ret = rmem_ext_wait(sess);
+		if (ret)
+			return ret;
+		ib_dma_sync_single_for_cpu(dev->ibdev, dma, len,
+					   DMA_BIDIRECTIONAL);
+		for (i = 0; i < cnt; i++)
+			if (buf[i].reserved || !buf[i].rkey)
+				return -EPROTO;
+		for (i = 0; i < cnt; i++) {
+			sess->chunks[first + done + i].addr =
+				le64_to_cpu(buf[i].addr);
+			sess->chunks[first + done + i].rkey =
+				le32_to_cpu(buf[i].rkey);
+		}
+		done += cnt;
+	}
+	return 0;
+}
+
+/* Give extent @e memory on the server, and publish it. */
+static int rmem_emap_take(struct rmem_emap *m, unsigned int e)
+{
+	struct rmem_sess *sess = m->dev->sess;
+	unsigned int per = 1U << (m->shift - sess->chunk_shift);
+	int ret;
+
+	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_ALLOC, e);
+	if (!ret)
+		ret = rmem_sess_ext_read(sess, e * per, per);
+	if (!ret)
+		rmem_emap_publish(m, e);
+	return ret;
+}
+
+/**
+ * rmem_emap_work() - take memory for the extents waiting requests touch
+ * @work: the map's work
+ *
+ * One extent at a time, while the device is live.  Requests whose
+ * extents all have memory go again; a server without room fails those
+ * that wait for the extent it refused; a dead or deleted device fails
+ * every one.  A broken connection (no answer, a failed work request, an
+ * answer that is not the server's) fails the session: it reconnects and
+ * kicks this again, or goes dead.
+ */
+void rmem_emap_work(struct work_struct *work)
+{
+	struct rmem_emap *m = container_of(work, struct rmem_emap, work);
+	struct rmem_dev *dev = m->dev;
+	struct rmem_sess *sess = dev->sess;
+	unsigned int noio = memalloc_noio_save();
+	unsigned int e;
+	int ret;
+
+	for (;;) {
+		enum rmem_dev_state state = rmem_dev_state(dev);
+
+		if (state == RMEM_DEV_STATE_DEAD ||
+		    state == RMEM_DEV_STATE_DELETING) {
+			rmem_emap_sweep(m, 0, BLK_STS_IOERR, true);
+			break;
+		}
+		/* those that need nothing more go; the rest need an extent */
+		rmem_emap_sweep(m, 0, BLK_STS_OK, false);
+		if (state != RMEM_DEV_STATE_LIVE || !rmem_emap_next(m, &e))
+			break;
+		ret = rmem_emap_take(m, e);
+		if (ret == -ENOSPC || ret == -EDQUOT) {
+			pr_warn_ratelimited("%s: the server has no room for extent %u (%s); writes to it fail\n",
+					    dev->name, e,
+					    ret == -ENOSPC ? "pool full" :
+					    "host quota");
+			rmem_emap_sweep(m, e, BLK_STS_NOSPC, false);
+		} else if (ret == -EREMOTEIO) {
+			pr_warn_ratelimited("%s: the server refused memory for extent %u\n",
+					    dev->name, e);
+			rmem_emap_sweep(m, e, BLK_STS_IOERR, false);
+		} else if (ret) {
+			if (rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE) {
+				pr_warn("%s: asking the server for extent %u failed: %d\n",
+					dev->name, e, ret);
+				rmem_sess_fail(sess);
+			}
+			break;
+		}
+	}
+	memalloc_noio_restore(noio);
+}
+
+/**
+ * rmem_emap_kick() - have the extent worker look at what waits
+ * @dev: the device (thin or not)
+ *
+ * Context: any; after the device went live again, dead, or deleting.
+ */
+void rmem_emap_kick(struct rmem_dev *dev)
+{
+	if (dev->emap)
+		queue_work(rmem_wq, &dev->emap->work);
+}
+
+/**
+ * rmem_emap_stop() - no more extent work: fail what waits
+ * @dev: a device being deleted (or dead): the worker fails what waits
+ *	and ends
+ *
+ * Context: before the disk goes (it waits for the requests).
+ */
+void rmem_emap_stop(struct rmem_dev *dev)
+{
+	if (!dev->emap)
+		return;
+	cancel_work_sync(&dev->emap->work);
+	rmem_emap_sweep(dev->emap, 0, BLK_STS_IOERR, true);
+}
+
+/**
+ * rmem_emap_cancel() - wait for the extent worker to let go of the
+ *	connection (it ends within a tenth of a second when the device is
+ *	not live)
+ * @dev: the device, its connection lost
+ */
+void rmem_emap_cancel(struct rmem_dev *dev)
+{
+	if (dev->emap)
+		cancel_work_sync(&dev->emap->work);
+}
