@@ -46,7 +46,7 @@ MODULE_PARM_DESC(ack_timeout,
 unsigned int rmem_fault_ready_delay_ms;
 module_param_named(fault_ready_delay_ms, rmem_fault_ready_delay_ms, uint, 0644);
 MODULE_PARM_DESC(fault_ready_delay_ms,
-		 "Testing only: a server waits this long before it sends READY (default: 0)");
+		 "Testing only: a server waits this long before it sends READY, or answers a thin session's control message (default: 0)");
 
 unsigned int rmem_fault_release_delay_ms;
 module_param_named(fault_release_delay_ms, rmem_fault_release_delay_ms, uint,

@@ -785,6 +785,11 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 					    "extent must be a power of two from 1 MiB to 1 TiB that divides the device size");
 			return -EINVAL;
 		}
+		if (cfg->size / cfg->extent > RMEM_MAX_EXTENTS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_EXTENT],
+					    "at most 65536 extents: use a larger extent");
+			return -EINVAL;
+		}
 		if (cfg->volume[0]) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_EXTENT],
 					    "a thin device (extent) cannot be a volume");

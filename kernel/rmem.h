@@ -36,6 +36,9 @@ extern unsigned int rmem_fault_wire_version;
 extern unsigned int rmem_keepalive_ms;
 extern unsigned int rmem_loss_timeout_ms;
 
+/* The most extents a thin device has (its map: a byte each). */
+#define RMEM_MAX_EXTENTS		65536
+
 /* Limits of the keep-alive interval and the loss timeout (ms). */
 #define RMEM_MIN_KEEPALIVE_MS		100
 /* Probe intervals without an answer (client: nor I/O progress) = lost. */

@@ -236,6 +236,8 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	 * what is left (RQF_DONTPREP: set here, cleared only when the
 	 * request is freed, and it keeps a requeued request from merging).
 	 */
+	/* back from a thin device's extent wait, if it was there */
+	WRITE_ONCE(cmd->thin_wait, false);
 	if (!(rq->rq_flags & RQF_DONTPREP)) {
 		cmd->retries = 0;
 		cmd->start_ns = rmem_lat_now();

@@ -226,7 +226,7 @@ static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
 	if (ret == -EINVAL && sess->dev->cfg.extent) {
 		*bad_attr = RMEM_A_DEV_EXTENT;
 		NL_SET_ERR_MSG(extack,
-			       "server refused the thin device: the extent must be at least its chunk size (mr-size)");
+			       "server refused the thin device: the extent must be at least its chunk size (mr-size), and the size within what it may describe (at most 16 times its pool for all thin devices, and 4 MiB of chunk table each)");
 	}
 	if (ret)
 		return ret;

@@ -232,6 +232,7 @@ struct rmem_remote_chunk {
  * @lock: protects @waiting
  * @waiting: started requests waiting for an extent (rq->queuelist)
  * @work: takes memory for what waits (rmem_emap_work())
+ * @proto_errors: answers in a row that made no sense (worker only)
  */
 struct rmem_emap {
 	struct rmem_dev *dev;
@@ -242,6 +243,7 @@ struct rmem_emap {
 	spinlock_t lock;	/* @waiting */
 	struct list_head waiting;
 	struct work_struct work;
+	unsigned int proto_errors;
 };
 
 struct rmem_sess_ext;
@@ -308,9 +310,9 @@ struct rmem_sess_ext;
  * @ext_page: where a slot's table entries are read into
  * @ext_page_dma: its DMA address
  * @ext_cqe: completion of the answer's receive and the table reads
- * @ext_send_cqe: completion of the control message's (unsignalled) send:
- *	errors only
+ * @ext_send_cqe: completion of the control message's send
  * @ext_done: signalled by @ext_cqe
+ * @ext_send_done: signalled by @ext_send_cqe
  * @ext_status: the first error of the wait under way
  * @has_session: READY arrived once: the handle names our session
  * @torn_down: the queue pairs of the lost connection are gone (reconnect
@@ -383,6 +385,7 @@ struct rmem_sess {
 	struct ib_cqe ext_cqe;
 	struct ib_cqe ext_send_cqe;
 	struct completion ext_done;
+	struct completion ext_send_done;
 	enum ib_wc_status ext_status;
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;

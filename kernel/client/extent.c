@@ -80,6 +80,7 @@ void rmem_emap_free(struct rmem_dev *dev)
 {
 	if (!dev->emap)
 		return;
+	cancel_work_sync(&dev->emap->work);
 	kvfree(dev->emap->state);
 	kfree(dev->emap);
 	dev->emap = NULL;
@@ -204,7 +205,9 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 	if (rmem_emap_rq_present(m, rq, &e))
 		return false;
 	blk_mq_start_request(rq);
-	if (req_op(rq) != REQ_OP_WRITE && rmem_emap_rq_unwritten(m, rq)) {
+	/* write-zeroes with NOUNMAP (fallocate) must keep the space */
+	if (req_op(rq) != REQ_OP_WRITE && !(rq->cmd_flags & REQ_NOUNMAP) &&
+	    rmem_emap_rq_unwritten(m, rq)) {
 		if (req_op(rq) == REQ_OP_READ)
 			rq_for_each_segment(bv, rq, iter)
 				memzero_bvec(&bv);
@@ -212,10 +215,11 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 		return true;
 	}
 	WRITE_ONCE(cmd->thin_wait, true);
+	/* queued under the lock: the worker cannot end it first */
 	spin_lock(&m->lock);
 	list_add_tail(&rq->queuelist, &m->waiting);
-	spin_unlock(&m->lock);
 	queue_work(rmem_wq, &m->work);
+	spin_unlock(&m->lock);
 	return true;
 }
 
@@ -242,11 +246,12 @@ static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 		struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 
 		list_del_init(&rq->queuelist);
-		WRITE_ONCE(cmd->thin_wait, false);
 		if (status) {
+			WRITE_ONCE(cmd->thin_wait, false);
 			atomic64_inc(&m->dev->errors);
 			blk_mq_end_request(rq, status);
 		} else {
+			/* still waiting until ->queue_rq() has it again */
 			blk_mq_requeue_request(rq, true);
 		}
 	}
@@ -279,7 +284,10 @@ static void rmem_ext_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&sess->ext_done);
 }
 
-/* An unsignalled SEND that failed: record it; its RECV is flushed too. */
+/*
+ * The control message's SEND, signalled: its send queue slot is free
+ * again only once it completed (a refused one is followed by no READ).
+ */
 static void rmem_ext_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmem_sess *sess = container_of(wc->wr_cqe, struct rmem_sess,
@@ -287,18 +295,19 @@ static void rmem_ext_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		WRITE_ONCE(sess->ext_status, wc->status);
+	complete(&sess->ext_send_done);
 }
 
 /*
- * Wait for ext_done while the device stays live: a loss ends the wait at
+ * Wait for @done while the device stays live: a loss ends the wait at
  * once (the teardown waits for the worker), whether or not the lost
  * queue pair ever flushes what was posted.
  */
-static int rmem_ext_wait(struct rmem_sess *sess)
+static int rmem_ext_wait(struct rmem_sess *sess, struct completion *done)
 {
 	unsigned long end = jiffies + RMEM_EXT_TIMEOUT;
 
-	while (!wait_for_completion_timeout(&sess->ext_done, HZ / 10)) {
+	while (!wait_for_completion_timeout(done, HZ / 10)) {
 		if (READ_ONCE(sess->state) != RMEM_DEV_STATE_LIVE)
 			return -ECONNRESET;
 		if (time_after(jiffies, end))
@@ -322,6 +331,7 @@ int rmem_sess_ext_init(struct rmem_sess *sess)
 	sess->ext_cqe.done = rmem_ext_cqe_done;
 	sess->ext_send_cqe.done = rmem_ext_send_done;
 	init_completion(&sess->ext_done);
+	init_completion(&sess->ext_send_done);
 	return 0;
 }
 
@@ -408,6 +418,7 @@ static int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
 		.sg_list = &ssge,
 		.num_sge = 1,
 		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
 	};
 	u8 mac[RMEM_WIRE_MAC_LEN];
 	int ret;
@@ -426,6 +437,7 @@ static int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
 	ib_dma_sync_single_for_device(dev->ibdev, sess->ext_dma,
 				      sizeof(*sess->ext), DMA_BIDIRECTIONAL);
 	reinit_completion(&sess->ext_done);
+	reinit_completion(&sess->ext_send_done);
 	WRITE_ONCE(sess->ext_status, IB_WC_SUCCESS);
 	/* the answer's receive first: the server may answer at once */
 	ret = ib_post_recv(qp, &rwr, NULL);
@@ -434,7 +446,9 @@ static int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
 	ret = ib_post_send(qp, &swr, NULL);
 	if (ret)
 		return -ECONNRESET;
-	ret = rmem_ext_wait(sess);
+	ret = rmem_ext_wait(sess, &sess->ext_send_done);
+	if (!ret)
+		ret = rmem_ext_wait(sess, &sess->ext_done);
 	if (ret)
 		return ret;
 	ib_dma_sync_single_for_cpu(dev->ibdev, sess->ext_dma,
@@ -513,7 +527,7 @@ static int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 		ret = ib_post_send(qp, &wr[0].wr, NULL);
 		if (ret)
 			return -ECONNRESET;
-		ret = rmem_ext_wait(sess);
+		ret = rmem_ext_wait(sess, &sess->ext_done);
 		if (ret)
 			return ret;
 		ib_dma_sync_single_for_cpu(dev->ibdev, dma, len,
@@ -580,6 +594,8 @@ void rmem_emap_work(struct work_struct *work)
 		if (state != RMEM_DEV_STATE_LIVE || !rmem_emap_next(m, &e))
 			break;
 		ret = rmem_emap_take(m, e);
+		if (!ret)
+			m->proto_errors = 0;
 		if (ret == -ENOSPC || ret == -EDQUOT) {
 			pr_warn_ratelimited("%s: the server has no room for extent %u (%s); writes to it fail\n",
 					    dev->name, e,
@@ -589,6 +605,11 @@ void rmem_emap_work(struct work_struct *work)
 		} else if (ret == -EREMOTEIO) {
 			pr_warn_ratelimited("%s: the server refused memory for extent %u\n",
 					    dev->name, e);
+			rmem_emap_sweep(m, e, BLK_STS_IOERR, false);
+		} else if (ret == -EPROTO && ++m->proto_errors >= 3) {
+			pr_err_ratelimited("%s: the server's answers for extent %u make no sense; writes to it fail\n",
+					   dev->name, e);
+			m->proto_errors = 0;
 			rmem_emap_sweep(m, e, BLK_STS_IOERR, false);
 		} else if (ret) {
 			if (rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE) {

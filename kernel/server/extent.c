@@ -255,6 +255,8 @@ void rmem_session_ext_work(struct work_struct *work)
 	unsigned int per, first, slot;
 	int ret;
 
+	/* testing only: a window in which the connection goes meanwhile */
+	rmem_session_fault_delay(sess);
 	mutex_lock(&sess->post_lock);
 	ib_dma_sync_single_for_cpu(srv->ibdev, sess->ext_dma, sizeof(*m),
 				   DMA_BIDIRECTIONAL);

@@ -329,7 +329,15 @@ rmem_server_try_session_memory(struct rmem_server *srv,
 	int ret;
 
 	if (sess->thin) {
-		/* nothing yet: the client asks for each slot (extent) */
+		/*
+		 * Nothing yet: the client asks for each slot (extent).  What
+		 * describes it (the table, pointers) is bounded all the same:
+		 * all thin sessions together describe at most
+		 * RMEM_THIN_OVERCOMMIT times the pool.
+		 */
+		if (srv->thin_chunks + n >
+		    (u64)RMEM_THIN_OVERCOMMIT * srv->nr_chunks)
+			return RMEM_WIRE_EINVAL;
 		status = rmem_host_admit(srv, sess, 0);
 		if (status != RMEM_WIRE_OK)
 			return status;
@@ -339,6 +347,7 @@ rmem_server_try_session_memory(struct rmem_server *srv,
 			return RMEM_WIRE_ENOMEM;
 		sess->nr_chunks = n;
 		sess->nr_held = 0;
+		srv->thin_chunks += n;
 		sess->generation = atomic64_inc_return(&rmem_generation);
 		return RMEM_WIRE_OK;
 	}
@@ -438,11 +447,8 @@ void rmem_server_session_release_memory(struct rmem_server *srv,
 			sess->volume->owner = NULL;
 		sess->volume = NULL;
 	} else if (sess->thin && sess->chunks) {
-		unsigned int i;
-
-		for (i = 0; i < sess->nr_chunks; i++)
-			if (sess->chunks[i])
-				rmem_chunks_put(srv, &sess->chunks[i], 1);
+		rmem_server_slot_release(srv, sess, 0, sess->nr_chunks);
+		srv->thin_chunks -= sess->nr_chunks;
 		kvfree(sess->chunks);
 	} else if (sess->chunks) {
 		rmem_chunks_put(srv, sess->chunks, sess->nr_chunks);
@@ -510,14 +516,21 @@ void rmem_server_slot_release(struct rmem_server *srv,
 			      struct rmem_session *sess, unsigned int first,
 			      unsigned int n)
 {
-	unsigned int i;
+	unsigned int i = first, run;
 
-	for (i = first; i < first + n; i++) {
-		if (!sess->chunks[i])
+	/* runs of taken chunks at once: one status refresh each */
+	while (i < first + n) {
+		for (run = 0; i + run < first + n && sess->chunks[i + run];
+		     run++)
+			;
+		if (!run) {
+			i++;
 			continue;
-		rmem_chunks_put(srv, &sess->chunks[i], 1);
-		sess->chunks[i] = NULL;
-		sess->nr_held--;
+		}
+		rmem_chunks_put(srv, &sess->chunks[i], run);
+		memset(&sess->chunks[i], 0, run * sizeof(*sess->chunks));
+		sess->nr_held -= run;
+		i += run;
 	}
 }
 

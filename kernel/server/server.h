@@ -141,6 +141,8 @@ struct rmem_host {
  * @nr_free: chunks not handed out: @free_chunks, @dirty_chunks and the
  *	one being zeroed
  * @nr_dirty: chunks in @dirty_chunks, and @zeroing
+ * @thin_chunks: table entries of the thin sessions (at most
+ *	RMEM_THIN_OVERCOMMIT times @nr_chunks)
  * @zeroing: the chunk @zero_work zeroes now, in no list
  * @zero_work: zeroes released chunks in the background, so that attach
  *	does not wait for memory a former client used
@@ -187,6 +189,7 @@ struct rmem_server {
 	struct list_head dirty_chunks;
 	unsigned int nr_free;
 	unsigned int nr_dirty;
+	u64 thin_chunks;
 	struct rmem_chunk *zeroing;
 	struct delayed_work zero_work;
 	unsigned long zero_resume;
@@ -405,6 +408,9 @@ struct rmem_session {
 	bool refusing;
 };
 
+/* All thin sessions of a server describe at most this many times its pool. */
+#define RMEM_THIN_OVERCOMMIT	16
+
 /* server.c */
 bool rmem_server_table_fits(struct rmem_server *srv, u64 nr_chunks, bool thin);
 u16 rmem_server_wire_version(void);
@@ -443,6 +449,7 @@ int rmem_session_post_wait(struct rmem_session *sess,
 int rmem_session_reg_chunks(struct rmem_session *sess, unsigned int first,
 			    unsigned int last);
 struct rmem_session *rmem_session_alloc(struct rmem_server *srv);
+void rmem_session_fault_delay(struct rmem_session *sess);
 void rmem_session_free(struct rmem_session *sess);
 void rmem_session_lost(struct rmem_session *sess);
 void rmem_session_kill(struct rmem_session *sess);

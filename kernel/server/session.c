@@ -362,8 +362,12 @@ static enum rmem_wire_status rmem_session_admit(struct rmem_session *sess)
 	return RMEM_WIRE_OK;
 }
 
-/* fault_ready_delay_ms: wait, but not for a session that is going */
-static void rmem_session_fault_delay(struct rmem_session *sess)
+/**
+ * rmem_session_fault_delay() - fault_ready_delay_ms: wait, but not for a
+ *	session that is going
+ * @sess: the session
+ */
+void rmem_session_fault_delay(struct rmem_session *sess)
 {
 	unsigned long end = jiffies +
 			    msecs_to_jiffies(READ_ONCE(rmem_fault_ready_delay_ms));

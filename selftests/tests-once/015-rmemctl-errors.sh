@@ -12,10 +12,12 @@ H=$LAB_CLIENT A=$LAB_SERVER_ADDR
 rmem_load "$H" || exit 1
 check "baseline: a server and a device" vm "$H" \
 	"$R server add name s0 listen $A size 64M mr-size 4M && $R dev add peer $A size 16M"
-# everything but the I/O counters, which reading the state may not change
+# everything but what changes by itself: the I/O counters (which reading
+# the state may not change) and the server's free memory as the device's
+# probe last read it
 snapshot()
 {
-	lab_exec "$H" "($R -j server show; $R -j dev show; $R -j volume show; ls /dev/rmem*) | python3 -c 'import re, sys; print(re.sub(r\"\\\"stats\\\":\\{([^{}]|\\{[^{}]*\\})*\\}\", \"\", sys.stdin.read()), end=\"\")'"
+	lab_exec "$H" "($R -j server show; $R -j dev show; $R -j volume show; ls /dev/rmem*) | python3 -c 'import re, sys; s = re.sub(r\"\\\"stats\\\":\\{([^{}]|\\{[^{}]*\\})*\\}\", \"\", sys.stdin.read()); print(re.sub(r\"\\\"server_free\\\":[0-9]*,\", \"\", s), end=\"\")'"
 }
 before=$(snapshot)
 
