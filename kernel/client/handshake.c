@@ -356,7 +356,8 @@ int rmem_sess_ready_auth(struct rmem_sess *sess,
 	u8 mac[RMEM_WIRE_MAC_LEN];
 	int ret = -EKEYREJECTED;
 
-	if (flags & ~RMEM_WIRE_READY_KEYED ||
+	/* THIN: a thin session's (rmem_sess_ready() checks it was asked for) */
+	if (flags & ~(RMEM_WIRE_READY_KEYED | RMEM_WIRE_READY_THIN) ||
 	    (keyed && memchr_inv(r->session_key, 0, sizeof(r->session_key)))) {
 		NL_SET_ERR_MSG(extack, "server sent a malformed session description");
 		ret = -EPROTO;
