@@ -98,7 +98,7 @@ check "extents held keep working: write and read back" vm -t 60 "$H" \
 expect_eq "server_free: 0" "0" json "$H" "j[0].get('server_free')" dev show rmem0
 
 echo "# dev del while a write waits for its extent"
-check "the server answers control messages 20 s late; an extent comes free" vm -t 60 "$S" "echo 20000 > /sys/module/rmem/parameters/fault_ready_delay_ms"
+check "the server answers control messages 20 s late" vm -t 60 "$S" "echo 20000 > /sys/module/rmem/parameters/fault_ready_delay_ms"
 vm "$H" "rm -f /tmp/w.rc; (dd if=/tmp/a of=/dev/rmem0 bs=4k seek=$((40 * 2048)) oflag=direct status=none; echo \$? > /tmp/w.rc) > /dev/null 2>&1 &"
 sleep 2
 check "dev del force returns within 10 s, the waiting write fails" vm -t 60 "$H" \
