@@ -73,6 +73,9 @@ static void rmem_dev_free(struct rmem_dev *dev)
 {
 	struct rmem_sess *sess = dev->sess;
 
+	/* no extent worker may look at the session from here */
+	if (dev->emap)
+		cancel_work_sync(&dev->emap->work);
 	if (sess) {
 		rmem_sess_recovery_stop(sess);
 		rmem_sess_destroy_queues(sess);

@@ -314,6 +314,9 @@ struct rmem_sess_ext;
  * @ext_done: signalled by @ext_cqe
  * @ext_send_done: signalled by @ext_send_cqe
  * @ext_status: the first error of the wait under way
+ * @ext_fenced: a wait was given up (work requests may be outstanding, or
+ *	the queue pair broken): no control message until the teardown
+ *	drained queue pair 0
  * @has_session: READY arrived once: the handle names our session
  * @torn_down: the queue pairs of the lost connection are gone (reconnect
  *	work only)
@@ -387,6 +390,7 @@ struct rmem_sess {
 	struct completion ext_done;
 	struct completion ext_send_done;
 	enum ib_wc_status ext_status;
+	bool ext_fenced;
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;
 	struct delayed_work deadline_work;

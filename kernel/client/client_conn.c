@@ -775,6 +775,8 @@ void rmem_sess_destroy_queues(struct rmem_sess *sess)
 			ib_free_cq(queue->cq);
 		queue->cq = NULL;
 	}
+	/* drained: no completion of an earlier control message is left */
+	WRITE_ONCE(sess->ext_fenced, false);
 	mutex_unlock(&sess->qlock);
 }
 

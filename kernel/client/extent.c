@@ -306,14 +306,28 @@ static void rmem_ext_send_done(struct ib_cq *cq, struct ib_wc *wc)
 static int rmem_ext_wait(struct rmem_sess *sess, struct completion *done)
 {
 	unsigned long end = jiffies + RMEM_EXT_TIMEOUT;
+	int ret = 0;
 
 	while (!wait_for_completion_timeout(done, HZ / 10)) {
-		if (READ_ONCE(sess->state) != RMEM_DEV_STATE_LIVE)
-			return -ECONNRESET;
-		if (time_after(jiffies, end))
-			return -ETIMEDOUT;
+		if (READ_ONCE(sess->state) != RMEM_DEV_STATE_LIVE) {
+			ret = -ECONNRESET;
+			break;
+		}
+		if (time_after(jiffies, end)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 	}
-	return READ_ONCE(sess->ext_status) == IB_WC_SUCCESS ? 0 : -EIO;
+	if (!ret && READ_ONCE(sess->ext_status) != IB_WC_SUCCESS)
+		ret = -EIO;
+	/*
+	 * Work requests may be outstanding, or the queue pair broken: none
+	 * more until the teardown drained it (rmem_sess_destroy_queues()),
+	 * or a late completion would end the next wait.
+	 */
+	if (ret)
+		WRITE_ONCE(sess->ext_fenced, true);
+	return ret;
 }
 
 /**
@@ -388,8 +402,9 @@ void rmem_sess_ext_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
 
 /*
  * Send one control message for @slot and wait for its answer.  Return: 0,
- * -ENOSPC or -EDQUOT (no room), -ECONNRESET or -ETIMEDOUT (the connection),
- * -EPROTO (an answer that is not the server's to this), or another errno.
+ * -ENOSPC or -EDQUOT (no room), -EREMOTEIO (another refusal),
+ * -ECONNRESET, -ETIMEDOUT or -EIO (the connection), -EBADMSG (an answer
+ * that is not the server's to this one), or another errno.
  */
 static int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
 {
@@ -453,14 +468,17 @@ static int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
 		return ret;
 	ib_dma_sync_single_for_cpu(dev->ibdev, sess->ext_dma,
 				   sizeof(*sess->ext), DMA_BIDIRECTIONAL);
+	/* not this request's answer: out of step, the connection goes */
 	if (le32_to_cpu(r->magic) != RMEM_WIRE_MAGIC ||
 	    le16_to_cpu(r->version) != sess->wire_version ||
 	    le64_to_cpu(r->counter) != counter ||
 	    le32_to_cpu(r->slot) != slot ||
 	    rmem_ext_mac(sess->mac, RMEM_MAC_EXT_REPLY, r,
 			 offsetof(struct rmem_wire_ext_reply, mac), mac) ||
-	    crypto_memneq(mac, r->mac, sizeof(mac)))
-		return -EPROTO;
+	    crypto_memneq(mac, r->mac, sizeof(mac))) {
+		WRITE_ONCE(sess->ext_fenced, true);
+		return -EBADMSG;
+	}
 	WRITE_ONCE(sess->server_free, le64_to_cpu(r->free));
 	switch (le16_to_cpu(r->status)) {
 	case RMEM_WIRE_OK:
@@ -553,6 +571,9 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e)
 	unsigned int per = 1U << (m->shift - sess->chunk_shift);
 	int ret;
 
+	/* a wait given up: nothing more on this queue pair until drained */
+	if (READ_ONCE(sess->ext_fenced))
+		return -ECONNRESET;
 	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_ALLOC, e);
 	if (!ret)
 		ret = rmem_sess_ext_read(sess, e * per, per);
@@ -569,8 +590,9 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e)
  * extents all have memory go again; a server without room fails those
  * that wait for the extent it refused; a dead or deleted device fails
  * every one.  A broken connection (no answer, a failed work request, an
- * answer that is not the server's) fails the session: it reconnects and
- * kicks this again, or goes dead.
+ * answer out of step) fails the session: it reconnects and kicks this
+ * again, or goes dead.  A server that says it gave a slot whose entries
+ * stay absent fails that extent's requests after three tries.
  */
 void rmem_emap_work(struct work_struct *work)
 {
@@ -655,9 +677,13 @@ void rmem_emap_stop(struct rmem_dev *dev)
  *	connection (it ends within a tenth of a second when the device is
  *	not live)
  * @dev: the device, its connection lost
+ *
+ * A run queued meanwhile runs now rather than being dropped: one queued
+ * by the device going dead fails what waits.  None posts: the device is
+ * not live.
  */
 void rmem_emap_cancel(struct rmem_dev *dev)
 {
 	if (dev->emap)
-		cancel_work_sync(&dev->emap->work);
+		flush_work(&dev->emap->work);
 }
