@@ -132,6 +132,12 @@ struct workqueue_struct *rmem_wq;
  * stuck in an allocation on rmem_wq's rescuer.
  */
 struct workqueue_struct *rmem_deadline_wq;
+/*
+ * Thin devices' extent workers only: the reconnect work (on rmem_wq)
+ * waits for them in its teardown, which on the same workqueue could wait
+ * for ever under memory pressure (one rescuer, one work at a time).
+ */
+struct workqueue_struct *rmem_extent_wq;
 
 /**
  * rmem_set_ack_timeout() - the RC ack timeout of a new connection
@@ -175,9 +181,15 @@ static int __init rmem_init(void)
 		ret = -ENOMEM;
 		goto out_destroy_wq;
 	}
+	rmem_extent_wq = alloc_workqueue("rmem_extent",
+					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!rmem_extent_wq) {
+		ret = -ENOMEM;
+		goto out_destroy_deadline_wq;
+	}
 	ret = rmem_server_init();
 	if (ret)
-		goto out_destroy_deadline_wq;
+		goto out_destroy_extent_wq;
 	ret = rmem_client_init();
 	if (ret)
 		goto out_server_exit;
@@ -191,6 +203,8 @@ out_client_exit:
 	rmem_client_exit();
 out_server_exit:
 	rmem_server_exit();
+out_destroy_extent_wq:
+	destroy_workqueue(rmem_extent_wq);
 out_destroy_deadline_wq:
 	destroy_workqueue(rmem_deadline_wq);
 out_destroy_wq:
@@ -204,6 +218,7 @@ static void __exit rmem_exit(void)
 	rmem_nl_exit();
 	rmem_client_exit();
 	rmem_server_exit();
+	destroy_workqueue(rmem_extent_wq);
 	destroy_workqueue(rmem_deadline_wq);
 	destroy_workqueue(rmem_wq);
 	pr_info("unloaded\n");

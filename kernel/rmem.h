@@ -64,6 +64,7 @@ extern unsigned int rmem_loss_timeout_ms;
 /* Long-running work of both roles: session setup, teardown, errors. */
 extern struct workqueue_struct *rmem_wq;
 extern struct workqueue_struct *rmem_deadline_wq;
+extern struct workqueue_struct *rmem_extent_wq;
 
 /**
  * struct rmem_prefix - an allowed client address prefix

@@ -12,7 +12,7 @@
  * A read of an unwritten extent returns zeros without the network, and a
  * write of zeros to one has nothing to do.  Any other request that
  * touches an unwritten extent cannot wait in ->queue_rq(): it is started
- * and put on the map's list, and the worker (rmem_wq: WQ_MEM_RECLAIM,
+ * and put on the map's list, and the worker (rmem_extent_wq: WQ_MEM_RECLAIM,
  * under memalloc_noio, with the session's preallocated message buffers:
  * swap writes come this way) asks the server for the extent's slot
  * (RMEM_WIRE_EXTENT_ALLOC), reads the slot's chunk table entries, marks
@@ -218,7 +218,7 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 	/* queued under the lock: the worker cannot end it first */
 	spin_lock(&m->lock);
 	list_add_tail(&rq->queuelist, &m->waiting);
-	queue_work(rmem_wq, &m->work);
+	queue_work(rmem_extent_wq, &m->work);
 	spin_unlock(&m->lock);
 	return true;
 }
@@ -654,7 +654,7 @@ void rmem_emap_work(struct work_struct *work)
 void rmem_emap_kick(struct rmem_dev *dev)
 {
 	if (dev->emap)
-		queue_work(rmem_wq, &dev->emap->work);
+		queue_work(rmem_extent_wq, &dev->emap->work);
 }
 
 /**
