@@ -297,11 +297,10 @@ struct rmem_sess_ext;
  * @wire_version: the protocol version the session speaks: the newest
  *	until a version 3 server refuses it at the first connect
  * @version_refused: that server's refusal named an older version we speak
- * @status_addr: address of the server's status entry (version 4), or 0
- * @status_rkey: its memory key (that of the chunk table)
  * @server_free: the pool's free bytes as the last probe read them, or
  *	U64_MAX before a probe read them (or in version 3)
- * @table_addr: the chunk table's address (from READY)
+ * @table_addr: the chunk table's address (from READY); in version 4 the
+ *	status entry follows its @nr_chunks entries
  * @table_rkey: its memory key
  * @absent: a thin session's chunks the attach's table read found absent
  *	(a bitmap of @nr_chunks), or NULL
@@ -375,8 +374,6 @@ struct rmem_sess {
 	u64 ka_dma;
 	u16 wire_version;
 	u16 version_refused;
-	u64 status_addr;
-	u32 status_rkey;
 	u64 server_free;
 	u64 table_addr;
 	u32 table_rkey;
@@ -583,6 +580,8 @@ int rmem_queue_connect(struct rmem_queue *queue,
 		       struct netlink_ext_ack *extack);
 int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack);
 void rmem_sess_set_probe(struct rmem_sess *sess);
+int rmem_sess_post_table_read(struct rmem_sess *sess, void *buf, u64 dma,
+			      unsigned int first, u32 len, struct ib_cqe *cqe);
 int rmem_sess_read_table(struct rmem_sess *sess,
 			 struct netlink_ext_ack *extack);
 void rmem_sess_disconnect(struct rmem_sess *sess);

@@ -155,15 +155,23 @@ void rmem_emap_load_table(struct rmem_sess *sess)
 			rmem_emap_publish(m, e);
 }
 
+/* The first and last extent @rq touches. */
+static void rmem_emap_rq_range(const struct rmem_emap *m, struct request *rq,
+			       unsigned int *first, unsigned int *last)
+{
+	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+
+	*first = pos >> m->shift;
+	*last = (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+}
+
 /* Whether every extent @rq touches has memory; the first that has none. */
 static bool rmem_emap_rq_present(struct rmem_emap *m, struct request *rq,
 				 unsigned int *missing)
 {
-	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
-	unsigned int e = pos >> m->shift;
-	unsigned int last = (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+	unsigned int e, last;
 
-	for (; e <= last; e++)
+	for (rmem_emap_rq_range(m, rq, &e, &last); e <= last; e++)
 		if (!rmem_emap_present(m, e)) {
 			*missing = e;
 			return false;
@@ -174,11 +182,9 @@ static bool rmem_emap_rq_present(struct rmem_emap *m, struct request *rq,
 /* Whether every extent @rq touches has no memory. */
 static bool rmem_emap_rq_unwritten(struct rmem_emap *m, struct request *rq)
 {
-	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
-	unsigned int e = pos >> m->shift;
-	unsigned int last = (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+	unsigned int e, last;
 
-	for (; e <= last; e++)
+	for (rmem_emap_rq_range(m, rq, &e, &last); e <= last; e++)
 		if (rmem_emap_present(m, e))
 			return false;
 	return true;
@@ -223,7 +229,11 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 	return true;
 }
 
-/* End or requeue the waiting requests that @fn picks; srv lock not held. */
+/*
+ * Waiting requests go: with @all every one, ended with @status; else with
+ * an error @status those that touch extent @e, ended; with BLK_STS_OK
+ * those whose extents all have memory, requeued.
+ */
 static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 			    blk_status_t status, bool all)
 {
@@ -233,10 +243,11 @@ static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 
 	spin_lock(&m->lock);
 	list_for_each_entry_safe(rq, tmp, &m->waiting, queuelist) {
-		u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
-		bool touches = e >= (pos >> m->shift) &&
-			       e <= (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+		unsigned int first, last;
+		bool touches;
 
+		rmem_emap_rq_range(m, rq, &first, &last);
+		touches = e >= first && e <= last;
 		if (all || (status && touches) ||
 		    (!status && rmem_emap_rq_present(m, rq, &missing)))
 			list_move_tail(&rq->queuelist, &go);
@@ -494,62 +505,31 @@ static int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
 
 /*
  * Read the chunk table entries of @slot (one page at a time) into the
- * session's chunks, as rmem_sess_read_table() does at attach: a READ of
- * the part, then of its last entry again, signalled.  Return: 0, -EPROTO
- * for an entry still absent, or the wait's error.
+ * session's chunks, as rmem_sess_read_table() does at attach.  Return: 0,
+ * -EPROTO for an entry still absent, or the wait's error.
  */
 static int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 			      unsigned int n)
 {
-	struct rmem_dev *dev = sess->dev;
-	struct ib_qp *qp = sess->queues[0].cm_id->qp;
 	const struct rmem_wire_chunk *buf = sess->ext_page;
 	unsigned int per_page = PAGE_SIZE / sizeof(*buf), done = 0, i;
-	u64 dma = sess->ext_page_dma;
 	int ret;
 
 	while (done < n) {
 		unsigned int cnt = min(n - done, per_page);
 		u32 len = cnt * sizeof(*buf);
-		u64 raddr = sess->table_addr +
-			    (u64)(first + done) * sizeof(*buf);
-		struct ib_sge sge[2] = {
-			{ .addr = dma, .length = len,
-			  .lkey = dev->pd->local_dma_lkey },
-			{ .addr = dma + len - sizeof(*buf),
-			  .length = sizeof(*buf),
-			  .lkey = dev->pd->local_dma_lkey },
-		};
-		struct ib_rdma_wr wr[2] = {
-			{ .wr.opcode = IB_WR_RDMA_READ,
-			  .wr.wr_cqe = &sess->ext_cqe,
-			  .wr.sg_list = &sge[0],
-			  .wr.num_sge = 1,
-			  .wr.next = &wr[1].wr,
-			  .remote_addr = raddr,
-			  .rkey = sess->table_rkey },
-			{ .wr.opcode = IB_WR_RDMA_READ,
-			  .wr.send_flags = IB_SEND_SIGNALED,
-			  .wr.wr_cqe = &sess->ext_cqe,
-			  .wr.sg_list = &sge[1],
-			  .wr.num_sge = 1,
-			  .remote_addr = raddr + len - sizeof(*buf),
-			  .rkey = sess->table_rkey },
-		};
 
-		memset(sess->ext_page, 0xff, len);
-		ib_dma_sync_single_for_device(dev->ibdev, dma, len,
-					      DMA_BIDIRECTIONAL);
 		reinit_completion(&sess->ext_done);
 		WRITE_ONCE(sess->ext_status, IB_WC_SUCCESS);
-		ret = ib_post_send(qp, &wr[0].wr, NULL);
-		if (ret)
+		if (rmem_sess_post_table_read(sess, sess->ext_page,
+					      sess->ext_page_dma, first + done,
+					      len, &sess->ext_cqe))
 			return -ECONNRESET;
 		ret = rmem_ext_wait(sess, &sess->ext_done);
 		if (ret)
 			return ret;
-		ib_dma_sync_single_for_cpu(dev->ibdev, dma, len,
-					   DMA_BIDIRECTIONAL);
+		ib_dma_sync_single_for_cpu(sess->dev->ibdev, sess->ext_page_dma,
+					   len, DMA_BIDIRECTIONAL);
 		for (i = 0; i < cnt; i++)
 			if (buf[i].reserved || !buf[i].rkey)
 				return -EPROTO;

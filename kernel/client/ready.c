@@ -21,24 +21,9 @@
 #define RMEM_REREADY_TIMEOUT	(10 * HZ)
 
 /*
- * Where the server's status entry is (version 4: after the chunk table,
- * under the table's key), from the READY just checked and nr_chunks.  The probe reads
- * it from the next rmem_sess_set_probe() on.
- */
-static void rmem_sess_keep_status(struct rmem_sess *sess)
-{
-	const struct rmem_wire_ready *r = sess->ready;
-
-	if (sess->wire_version < 4)
-		return;
-	sess->status_addr = le64_to_cpu(r->table_addr) +
-			    (u64)sess->nr_chunks * sizeof(struct rmem_wire_chunk);
-	sess->status_rkey = le32_to_cpu(r->table_rkey);
-}
-
-/*
- * What the probe reads: the server's status entry in version 4, else 8
- * bytes of the first chunk.  Context: no probe pending.
+ * What the probe reads: the server's status entry in version 4 (after the
+ * chunk table, under its key), else 8 bytes of the first chunk.  Context:
+ * no probe pending.
  */
 void rmem_sess_set_probe(struct rmem_sess *sess)
 {
@@ -48,7 +33,9 @@ void rmem_sess_set_probe(struct rmem_sess *sess)
 		rmem_probe_set_read(&sess->ka, sess->ka_dma,
 				    sizeof(*sess->ka_buf),
 				    dev->pd->local_dma_lkey,
-				    sess->status_addr, sess->status_rkey);
+				    sess->table_addr + (u64)sess->nr_chunks *
+				    sizeof(struct rmem_wire_chunk),
+				    sess->table_rkey);
 	else if (sess->chunks)
 		rmem_probe_set_read(&sess->ka, sess->ka_dma, sizeof(u64),
 				    dev->pd->local_dma_lkey,
@@ -130,7 +117,6 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 		    sess->generation != le64_to_cpu(r->generation) ||
 		    sess->chunk_size != chunk_size || sess->nr_chunks != nr)
 			return -ESTALE;
-		rmem_sess_keep_status(sess);
 		return 0;
 	}
 	sess->handle = le64_to_cpu(r->handle);
@@ -141,8 +127,60 @@ int rmem_sess_ready(struct rmem_sess *sess, struct netlink_ext_ack *extack)
 	sess->nr_chunks = nr;
 	sess->table_addr = le64_to_cpu(r->table_addr);
 	sess->table_rkey = le32_to_cpu(r->table_rkey);
-	rmem_sess_keep_status(sess);
 	return 0;
+}
+
+/**
+ * rmem_sess_post_table_read() - RDMA READ entries of the chunk table on
+ *	queue pair 0
+ * @sess: the session, after rmem_sess_ready()
+ * @buf: where they land: @len bytes, DMA mapped both ways at @dma
+ * @dma: DMA address of @buf
+ * @first: the first entry
+ * @len: bytes, whole entries, at most a page
+ * @cqe: completion of the signalled work request
+ *
+ * The part, unsignalled, then its last entry again, signalled: the data
+ * path's READ tail (rmem_build_read_tail()), so a READ that Soft-RoCE cuts
+ * short flushes the tail with an error instead of completing.  @buf is
+ * filled with 0xff first: a part that never arrives reads as nonzero
+ * reserved fields.
+ *
+ * Return: what ib_post_send() returned.
+ */
+int rmem_sess_post_table_read(struct rmem_sess *sess, void *buf, u64 dma,
+			      unsigned int first, u32 len, struct ib_cqe *cqe)
+{
+	struct rmem_dev *dev = sess->dev;
+	u32 entry = sizeof(struct rmem_wire_chunk);
+	u64 raddr = sess->table_addr + (u64)first * entry;
+	struct ib_sge sge[2] = {
+		{ .addr = dma, .length = len,
+		  .lkey = dev->pd->local_dma_lkey },
+		{ .addr = dma + len - entry, .length = entry,
+		  .lkey = dev->pd->local_dma_lkey },
+	};
+	struct ib_rdma_wr wr[2] = {
+		{ .wr.opcode = IB_WR_RDMA_READ,
+		  .wr.wr_cqe = cqe,
+		  .wr.sg_list = &sge[0],
+		  .wr.num_sge = 1,
+		  .wr.next = &wr[1].wr,
+		  .remote_addr = raddr,
+		  .rkey = sess->table_rkey },
+		{ .wr.opcode = IB_WR_RDMA_READ,
+		  .wr.send_flags = IB_SEND_SIGNALED,
+		  .wr.wr_cqe = cqe,
+		  .wr.sg_list = &sge[1],
+		  .wr.num_sge = 1,
+		  .remote_addr = raddr + len - entry,
+		  .rkey = sess->table_rkey },
+	};
+
+	memset(buf, 0xff, len);
+	/* the buffer is the device's again for this READ */
+	ib_dma_sync_single_for_device(dev->ibdev, dma, len, DMA_BIDIRECTIONAL);
+	return ib_post_send(sess->queues[0].cm_id->qp, &wr[0].wr, NULL);
 }
 
 /**
@@ -156,10 +194,6 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 			 struct netlink_ext_ack *extack)
 {
 	struct rmem_dev *dev = sess->dev;
-	const struct rmem_wire_ready *r = sess->ready;
-	struct ib_qp *qp = sess->queues[0].cm_id->qp;
-	u64 taddr = le64_to_cpu(r->table_addr);
-	u32 trkey = le32_to_cpu(r->table_rkey);
 	/* the chunks' entries only: the probe reads the status entry */
 	u32 tlen = sess->nr_chunks * sizeof(struct rmem_wire_chunk), off;
 	struct rmem_wire_chunk *buf;
@@ -182,7 +216,7 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 		NL_SET_ERR_MSG(extack, "out of memory reading the chunk table");
 		return -ENOMEM;
 	}
-	/* both ways: the 0xff fill below must reach a bounce buffer too */
+	/* both ways: the 0xff fill must reach a bounce buffer too */
 	dma = ib_dma_map_single(dev->ibdev, buf, PAGE_SIZE, DMA_BIDIRECTIONAL);
 	if (ib_dma_mapping_error(dev->ibdev, dma)) {
 		NL_SET_ERR_MSG(extack, "cannot DMA-map the chunk table buffer");
@@ -191,45 +225,11 @@ int rmem_sess_read_table(struct rmem_sess *sess,
 	sess->table_dma = dma;
 	for (off = 0; off < tlen; off += PAGE_SIZE) {
 		u32 len = min_t(u32, tlen - off, PAGE_SIZE);
-		struct ib_sge sge[2] = {
-			{ .addr = dma, .length = len,
-			  .lkey = dev->pd->local_dma_lkey },
-			{ .addr = dma + len - sizeof(*buf),
-			  .length = sizeof(*buf),
-			  .lkey = dev->pd->local_dma_lkey },
-		};
-		/*
-		 * The page, unsignalled, then its last entry again (@len is a
-		 * multiple of its size), signalled: the data path's READ tail
-		 * (rmem_build_read_tail()), so a page READ that Soft-RoCE cuts
-		 * short flushes the tail with an error instead of completing.
-		 * Cheap enough for every device.
-		 */
-		struct ib_rdma_wr wr[2] = {
-			{ .wr.opcode = IB_WR_RDMA_READ,
-			  .wr.wr_cqe = &sess->ctl_cqe,
-			  .wr.sg_list = &sge[0],
-			  .wr.num_sge = 1,
-			  .wr.next = &wr[1].wr,
-			  .remote_addr = taddr + off,
-			  .rkey = trkey },
-			{ .wr.opcode = IB_WR_RDMA_READ,
-			  .wr.send_flags = IB_SEND_SIGNALED,
-			  .wr.wr_cqe = &sess->ctl_cqe,
-			  .wr.sg_list = &sge[1],
-			  .wr.num_sge = 1,
-			  .remote_addr = taddr + off + len - sizeof(*buf),
-			  .rkey = trkey },
-		};
 		unsigned int i, first = off / sizeof(*buf);
 
 		rmem_ctl_arm(sess);
-		/* a part that never arrives reads as nonzero reserved fields */
-		memset(buf, 0xff, len);
-		/* the page is the device's again for this READ */
-		ib_dma_sync_single_for_device(dev->ibdev, dma, len,
-					      DMA_BIDIRECTIONAL);
-		ret = ib_post_send(qp, &wr[0].wr, NULL);
+		ret = rmem_sess_post_table_read(sess, buf, dma, first, len,
+						&sess->ctl_cqe);
 		if (ret)
 			break;
 		if (!wait_for_completion_timeout(&sess->ctl_done,
