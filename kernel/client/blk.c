@@ -34,13 +34,13 @@ static int rmem_major;
  *
  * Return: work requests: every request may post rmem_wrs_per_rq() (its
  * data, more where READs are split, and on Soft-RoCE a READ's tail); plus
- * four for control messages on queue pair 0: the probe, and a thin
- * device's control message and its slot's two table READs.
+ * rmem_ctl_wrs() for control messages.
  */
 unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 {
 	return dev->cfg.queue_depth *
-	       rmem_wrs_per_rq(dev->read_tail, dev->cfg.read_split) + 4;
+	       rmem_wrs_per_rq(dev->read_tail, dev->cfg.read_split) +
+	       rmem_ctl_wrs(dev);
 }
 
 /*

@@ -544,6 +544,16 @@ struct rmem_req {
 	struct ib_rdma_wr iwr[RMEM_INLINE_WRS];
 };
 
+/*
+ * Work requests a queue pair keeps room for besides its requests' own:
+ * the probe, and on a thin device its control message and the two READs
+ * of a slot's table entries (queue pair 0).
+ */
+static inline unsigned int rmem_ctl_wrs(const struct rmem_dev *dev)
+{
+	return dev->cfg.extent ? 4 : 1;
+}
+
 /* extent.c */
 int rmem_emap_alloc(struct rmem_dev *dev);
 void rmem_emap_free(struct rmem_dev *dev);

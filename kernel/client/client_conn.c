@@ -136,12 +136,13 @@ static int rmem_dev_ib_limits(struct rmem_dev *dev, struct ib_device *ibdev)
 	if (max_sge < 1 || !a->max_qp_init_rd_atom)
 		return -EMEDIUMTYPE;
 	/*
-	 * send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 4.  Only
+	 * send queue: rmem_blk_send_wrs() + 1 (drain); CQ: that + 3.  Only
 	 * Soft-RoCE needs a READ's tail WR (rmem_build_read_tail()).
 	 */
 	tail = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	per_rq = rmem_wrs_per_rq(tail, dev->cfg.read_split);
-	max_qd = min((a->max_qp_wr - 5) / per_rq, (a->max_cqe - 8) / per_rq);
+	max_qd = min((a->max_qp_wr - 1 - rmem_ctl_wrs(dev)) / per_rq,
+		     (a->max_cqe - 4 - rmem_ctl_wrs(dev)) / per_rq);
 	if (dev->registered) {
 		if (max_sge < dev->max_sge || max_qd < dev->cfg.queue_depth ||
 		    a->max_qp < dev->nr_queues)
