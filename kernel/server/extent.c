@@ -205,8 +205,6 @@ static int rmem_ext_answer(struct rmem_session *sess,
 {
 	struct rmem_wire_ext_reply *r = &sess->ext->reply;
 	struct rmem_server *srv = sess->srv;
-	struct ib_send_wr send = {};
-	struct ib_sge sge;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -225,16 +223,10 @@ static int rmem_ext_answer(struct rmem_session *sess,
 	ret = rmem_session_ext_post_recv(sess);
 	if (ret)
 		return ret;
-	sge.addr = sess->ext_dma + offsetof(struct rmem_session_ext, reply);
-	sge.length = sizeof(*r);
-	sge.lkey = sess->pd->local_dma_lkey;
-	send.opcode = IB_WR_SEND;
-	send.sg_list = &sge;
-	send.num_sge = 1;
-	ib_dma_sync_single_for_device(srv->ibdev, sge.addr, sge.length,
-				      DMA_BIDIRECTIONAL);
-	return rmem_session_post_wait(sess, &send, &send, NULL,
-				      RMEM_SETUP_TIMEOUT);
+	return rmem_session_send(sess, sess->ext_dma +
+				 offsetof(struct rmem_session_ext, reply),
+				 sizeof(*r), DMA_BIDIRECTIONAL, NULL,
+				 RMEM_SETUP_TIMEOUT);
 }
 
 /**

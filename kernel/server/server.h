@@ -443,6 +443,9 @@ void rmem_server_slot_release(struct rmem_server *srv,
 /* session.c */
 /* A registration batch or READY completes within this, or the client is gone. */
 #define RMEM_SETUP_TIMEOUT	(30 * HZ)
+int rmem_session_send(struct rmem_session *sess, u64 dma, u32 len,
+		      enum dma_data_direction dir, bool *sent,
+		      unsigned long timeout);
 int rmem_session_post_wait(struct rmem_session *sess,
 			   struct ib_send_wr *first, struct ib_send_wr *last,
 			   bool *posted, unsigned long timeout);

@@ -248,6 +248,35 @@ static int rmem_session_reg_table(struct rmem_session *sess)
 				      RMEM_SETUP_TIMEOUT);
 }
 
+/**
+ * rmem_session_send() - SEND a message on queue pair 0 and wait for it
+ * @sess: the session
+ * @dma: DMA address of the message, handed to the device here
+ * @len: its bytes
+ * @dir: the direction its mapping was made with
+ * @sent: if not NULL, set when the SEND was posted
+ * @timeout: how long its completion may take
+ *
+ * Context: the session's post_lock held, or its only user of @reg_done.
+ * Return: 0 or a negative errno.
+ */
+int rmem_session_send(struct rmem_session *sess, u64 dma, u32 len,
+		      enum dma_data_direction dir, bool *sent,
+		      unsigned long timeout)
+{
+	struct ib_send_wr send = {};
+	struct ib_sge sge;
+
+	sge.addr = dma;
+	sge.length = len;
+	sge.lkey = sess->pd->local_dma_lkey;
+	send.opcode = IB_WR_SEND;
+	send.sg_list = &sge;
+	send.num_sge = 1;
+	ib_dma_sync_single_for_device(sess->srv->ibdev, dma, len, dir);
+	return rmem_session_post_wait(sess, &send, &send, sent, timeout);
+}
+
 /*
  * Send READY: with @status RMEM_WIRE_OK the session description, signed
  * under the session key (after registering the chunk table), else only
@@ -257,10 +286,7 @@ static int rmem_session_reg_table(struct rmem_session *sess)
 static int rmem_session_send_ready(struct rmem_session *sess,
 				   enum rmem_wire_status status, bool *sent)
 {
-	struct ib_device *ibdev = sess->srv->ibdev;
 	struct rmem_wire_ready *r = sess->ready;
-	struct ib_send_wr send = {};
-	struct ib_sge sge;
 	int ret;
 
 	*sent = false;
@@ -296,17 +322,10 @@ static int rmem_session_send_ready(struct rmem_session *sess,
 			return ret;
 	}
 
-	sge.addr = sess->ready_dma;
-	sge.length = sizeof(*r);
-	sge.lkey = sess->pd->local_dma_lkey;
-	send.opcode = IB_WR_SEND;
-	send.sg_list = &sge;
-	send.num_sge = 1;
-	ib_dma_sync_single_for_device(ibdev, sess->ready_dma, sizeof(*r),
-				      DMA_TO_DEVICE);
-	ret = rmem_session_post_wait(sess, &send, &send, sent,
-				     status == RMEM_WIRE_OK ? RMEM_SETUP_TIMEOUT :
-				     RMEM_REFUSAL_TIMEOUT);
+	ret = rmem_session_send(sess, sess->ready_dma, sizeof(*r),
+				DMA_TO_DEVICE, sent,
+				status == RMEM_WIRE_OK ? RMEM_SETUP_TIMEOUT :
+				RMEM_REFUSAL_TIMEOUT);
 	memzero_explicit(r->session_key, sizeof(r->session_key));
 	return ret;
 }
