@@ -599,14 +599,18 @@ static int rmem_nl_volume_del_doit(struct sk_buff *skb, struct genl_info *info)
 /* ---- devices ------------------------------------------------------------ */
 
 /**
- * rmem_nl_notify_dev() - multicast a device's new state on "events"
+ * rmem_nl_notify_dev() - multicast a device event on "events"
  * @dev: the device
+ * @cmd: RMEM_CMD_DEV_STATE_NTF (it changed state) or
+ *	RMEM_CMD_DEV_NOSPC_NTF (its server had no room for an extent)
+ *
+ * The message carries the device as DEV_GET does.
  *
  * Context: process context.
  */
-void rmem_nl_notify_dev(struct rmem_dev *dev)
+void rmem_nl_notify_dev(struct rmem_dev *dev, u8 cmd)
 {
-	struct rmem_msg m = { .cmd = RMEM_CMD_DEV_STATE_NTF };
+	struct rmem_msg m = { .cmd = cmd };
 	struct sk_buff *msg;
 
 	down_read(&rmem_nl_events_sem);

@@ -348,7 +348,10 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	     (nla_put_u64_64bit(skb, RMEM_A_DEV_EXTENT, dev->cfg.extent,
 				RMEM_A_DEV_PAD) ||
 	      nla_put_u32(skb, RMEM_A_DEV_EXTENTS_HELD,
-			  rmem_emap_held(dev)))) ||
+			  rmem_emap_held(dev)) ||
+	      (READ_ONCE(dev->emap->nospc) &&
+	       nla_put_u32(skb, RMEM_A_DEV_NOSPC_EXTENT,
+			   READ_ONCE(dev->emap->nospc_extent))))) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, rmem_dev_state(dev)) ||
 	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->sess->server_id),
 		    dev->sess->server_id) ||

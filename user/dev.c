@@ -2,8 +2,8 @@
 /*
  * rmemctl dev: the client block devices (rmemN) backed by remote memory.
  *
- * The device printer is shared with "monitor", whose DEV_STATE_NTF
- * events carry the same RMEM_A_DEV nest as a DEV_GET reply.
+ * The device printer is shared with "monitor", whose DEV_STATE_NTF and
+ * DEV_NOSPC_NTF events carry the same RMEM_A_DEV nest as a DEV_GET reply.
  */
 #include <string.h>
 #include <linux/rmem.h>
@@ -47,6 +47,7 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_SERVER_FREE] = MNL_TYPE_U64,
 	[RMEM_A_DEV_EXTENT] = MNL_TYPE_U64,
 	[RMEM_A_DEV_EXTENTS_HELD] = MNL_TYPE_U32,
+	[RMEM_A_DEV_NOSPC_EXTENT] = MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
@@ -389,6 +390,9 @@ static int dev_print(const struct nlattr *nest, bool stats)
 	if (tb[RMEM_A_DEV_EXTENTS_HELD])
 		print_uint(PRINT_ANY, "extents_held", " (held %u)",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_EXTENTS_HELD]));
+	if (tb[RMEM_A_DEV_NOSPC_EXTENT])
+		print_uint(PRINT_ANY, "nospc_extent", " nospc-extent %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_NOSPC_EXTENT]));
 	/* text: only when the server granted less than asked */
 	if (tb[RMEM_A_DEV_READ_DEPTH_GRANTED]) {
 		uint32_t g = mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH_GRANTED]);

@@ -28,7 +28,9 @@ static void monitor_usage(FILE *f)
 		"Usage: rmemctl [ -j ] monitor\n"
 		"       rmemctl monitor help\n"
 		"Prints an event per line until interrupted:\n"
-		"  a device changed state, \"rmem0: state live ...\"\n");
+		"  a device changed state, \"rmem0: state live ...\"\n"
+		"  a thin device's server had no room for an extent,\n"
+		"  \"rmem0: ... nospc-extent N ...\"\n");
 }
 
 static void monitor_signal(int sig)
@@ -49,6 +51,7 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 
 	switch (genl->cmd) {
 	case RMEM_CMD_DEV_STATE_NTF:
+	case RMEM_CMD_DEV_NOSPC_NTF:
 		dev_print_msg(nlh, true);
 		break;
 	default:

@@ -5,8 +5,9 @@
  * One blk-mq hardware queue per RC queue pair.  A read becomes RDMA READs
  * and a write RDMA WRITEs straight between the request's pages and the
  * server's chunk, one-sided.  Write-zeroes is RDMA WRITEs from a zeroed
- * buffer.  Discard and flush need nothing on the wire: a discard promises
- * no data (the server zeroes memory a device lets go before another
+ * buffer.  Discard and flush need nothing on the wire (a thin device's
+ * extents that a discard covers whole go back to the server, extent.c):
+ * a discard promises no data (the server zeroes memory a device lets go before another
  * client gets it), the memory is volatile and no write cache is
  * advertised.  A request's state (scatterlist, SGEs, work requests)
  * lives in its PDU, preallocated by blk-mq, when it is small (most are,
@@ -274,6 +275,9 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 			atomic64_inc(&dev->errors);
 			return BLK_STS_IOERR;
 		}
+		/* a thin device gives whole extents back (the worker does) */
+		if (dev->emap)
+			rmem_emap_discard(dev, rq);
 		atomic64_inc(&dev->discards);
 		atomic64_add(blk_rq_bytes(rq), &dev->discard_bytes);
 		fallthrough;
@@ -300,11 +304,10 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 		atomic64_inc(&dev->errors);
 		return BLK_STS_IOERR;
 	}
+	blk_mq_start_request(rq);
 	/* a thin device's extent without memory: zeros, or wait for it */
 	if (dev->emap && rmem_emap_queue_rq(dev, rq))
 		return BLK_STS_OK;
-
-	blk_mq_start_request(rq);
 	trace_rmem_rq_issue(dev->name, queue->index, rq);
 	if (!zero_len) {
 		ret = rmem_map_data(dev, rq, cmd);

@@ -39,7 +39,7 @@ void rmem_dev_announce(struct rmem_dev *dev)
 	unsigned int noio = memalloc_noio_save();
 
 	trace_rmem_dev_state(dev->name, rmem_dev_state(dev));
-	rmem_nl_notify_dev(dev);
+	rmem_nl_notify_dev(dev, RMEM_CMD_DEV_STATE_NTF);
 	memalloc_noio_restore(noio);
 }
 

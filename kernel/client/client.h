@@ -227,12 +227,16 @@ struct rmem_remote_chunk {
  * @dev: the device
  * @shift: log2 of the extent size
  * @nr: extents
- * @state: per extent, unwritten or present (release/acquire)
+ * @state: per extent, unwritten, present or freeing (release/acquire)
  * @held: extents present
  * @lock: protects @waiting
  * @waiting: started requests waiting for an extent (rq->queuelist)
- * @work: takes memory for what waits (rmem_emap_work())
+ * @work: takes memory for what waits, gives back what discards freed
+ *	(rmem_emap_work())
  * @proto_errors: answers in a row that made no sense (worker only)
+ * @nospc: the server had no room for the last extent asked for (worker
+ *	writes; cleared when an extent is taken or given back)
+ * @nospc_extent: that extent
  */
 struct rmem_emap {
 	struct rmem_dev *dev;
@@ -244,6 +248,8 @@ struct rmem_emap {
 	struct list_head waiting;
 	struct work_struct work;
 	unsigned int proto_errors;
+	bool nospc;
+	u32 nospc_extent;
 };
 
 struct rmem_sess_ext;
@@ -561,6 +567,7 @@ unsigned int rmem_emap_held(const struct rmem_dev *dev);
 bool rmem_emap_table_ok(struct rmem_sess *sess);
 void rmem_emap_load_table(struct rmem_sess *sess);
 bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq);
+void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_work(struct work_struct *work);
 void rmem_emap_kick(struct rmem_dev *dev);
 void rmem_emap_stop(struct rmem_dev *dev);

@@ -3,11 +3,14 @@
  * rmem client role: thin devices, whose memory the server gives one
  * extent at a time (wire version 4; Documentation/multi-server.rst).
  *
- * The map holds one state per extent: unwritten (no memory anywhere) or
+ * The map holds one state per extent: unwritten (no memory anywhere),
  * present (the server's slot has memory, and the session's chunk table
- * entries describe it).  The data path reads it without locks: the
- * entries are written first, the state is published with release
- * semantics and read with acquire.  Only the extent worker writes it.
+ * entries describe it) or freeing (a discard covered it whole: its
+ * memory goes back to the server).  The data path reads it without
+ * locks: the entries are written first, the state is published with
+ * release semantics and read with acquire.  Only the extent worker
+ * makes an extent present or unwritten; a discard makes a present one
+ * freeing (rmem_emap_discard()).
  *
  * A read of an unwritten extent returns zeros without the network, and a
  * write of zeros to one has nothing to do.  Any other request that
@@ -17,13 +20,18 @@
  * swap writes come this way) asks the server for the extent's slot
  * (RMEM_WIRE_EXTENT_ALLOC), reads the slot's chunk table entries, marks
  * the extent present and requeues the requests waiting for it.  When the
- * server has no room, they fail with BLK_STS_NOSPC and every present
- * extent keeps working.  The worker talks to the server only while the
- * device is live; a reconnect or the loss deadline kicks it again
- * (rmem_dev_resume_io()), and a dead or deleted device fails what waits.
+ * server has no room, they fail with BLK_STS_NOSPC, "events" says so
+ * once until an extent is taken or given back, and every present extent
+ * keeps working.  A freeing extent's requests wait too: the worker waits
+ * until no request issued before the discard is in flight on it, gives
+ * the slot back (RMEM_WIRE_EXTENT_FREE) and marks it unwritten.  The
+ * worker talks to the server only while the device is live; a reconnect
+ * or the loss deadline kicks it again (rmem_dev_resume_io()), and a dead
+ * or deleted device fails what waits.
  */
 #include <crypto/algapi.h>
 #include <linux/blk-mq.h>
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/sched/mm.h>
 #include <rdma/ib_verbs.h>
@@ -36,6 +44,7 @@
 enum {
 	RMEM_EXTENT_UNWRITTEN,
 	RMEM_EXTENT_PRESENT,
+	RMEM_EXTENT_FREEING,
 };
 
 /* A control message and its answer, DMA mapped (rmem_sess_map()). */
@@ -86,16 +95,10 @@ void rmem_emap_free(struct rmem_dev *dev)
 	dev->emap = NULL;
 }
 
-static bool rmem_emap_present(const struct rmem_emap *m, unsigned int e)
-{
-	/* pairs with the release in rmem_emap_publish() */
-	return smp_load_acquire(&m->state[e]) == RMEM_EXTENT_PRESENT;
-}
-
 /* The chunk table entries are in place: the data path may use them. */
 static void rmem_emap_publish(struct rmem_emap *m, unsigned int e)
 {
-	/* pairs with the acquire in rmem_emap_present() */
+	/* pairs with the acquire in rmem_emap_check() */
 	smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
 	atomic_inc(&m->held);
 }
@@ -165,40 +168,54 @@ static void rmem_emap_rq_range(const struct rmem_emap *m, struct request *rq,
 	*last = (pos + blk_rq_bytes(rq) - 1) >> m->shift;
 }
 
-/* Whether every extent @rq touches has memory; the first that has none. */
-static bool rmem_emap_rq_present(struct rmem_emap *m, struct request *rq,
-				 unsigned int *missing)
+enum rmem_emap_verdict {
+	RMEM_EMAP_ISSUE,	/* every extent has memory: issue it */
+	RMEM_EMAP_ZEROS,	/* none has, and zeros are the answer */
+	RMEM_EMAP_WAIT,		/* the worker must make or free one */
+};
+
+/*
+ * What to do with @rq now; for RMEM_EMAP_WAIT, @need is the first
+ * unwritten extent it touches, or m->nr if only freeing ones hold it.
+ * A write of zeros that may unmap (not NOUNMAP, which keeps the space)
+ * has nothing to do on unwritten extents, and a read reads zeros.
+ */
+static enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m,
+					      struct request *rq,
+					      unsigned int *need)
 {
+	bool present = true, unwritten = true;
 	unsigned int e, last;
 
-	for (rmem_emap_rq_range(m, rq, &e, &last); e <= last; e++)
-		if (!rmem_emap_present(m, e)) {
-			*missing = e;
-			return false;
-		}
-	return true;
-}
+	*need = m->nr;
+	for (rmem_emap_rq_range(m, rq, &e, &last); e <= last; e++) {
+		/* pairs with the release in rmem_emap_publish() */
+		u8 st = smp_load_acquire(&m->state[e]);
 
-/* Whether every extent @rq touches has no memory. */
-static bool rmem_emap_rq_unwritten(struct rmem_emap *m, struct request *rq)
-{
-	unsigned int e, last;
-
-	for (rmem_emap_rq_range(m, rq, &e, &last); e <= last; e++)
-		if (rmem_emap_present(m, e))
-			return false;
-	return true;
+		if (st != RMEM_EXTENT_PRESENT)
+			present = false;
+		if (st != RMEM_EXTENT_UNWRITTEN)
+			unwritten = false;
+		else if (*need == m->nr)
+			*need = e;
+	}
+	if (present)
+		return RMEM_EMAP_ISSUE;
+	if (unwritten && req_op(rq) != REQ_OP_WRITE &&
+	    !(rq->cmd_flags & REQ_NOUNMAP))
+		return RMEM_EMAP_ZEROS;
+	return RMEM_EMAP_WAIT;
 }
 
 /**
  * rmem_emap_queue_rq() - a thin device's request before it is mapped
  * @dev: the device
- * @rq: a read, write or write-zeroes request within the device
+ * @rq: a read, write or write-zeroes request within the device, started
  *
  * Return: false if every extent @rq touches has memory (issue it as on a
  * full device); true if it was taken care of here: ended (a read of
  * unwritten extents reads zeros, a write of zeros to them has nothing to
- * do) or started and put on the list for the extent worker.
+ * do) or put on the list for the extent worker.
  */
 bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 {
@@ -208,17 +225,24 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 	struct bio_vec bv;
 	unsigned int e;
 
-	if (rmem_emap_rq_present(m, rq, &e))
+	/*
+	 * Started before the map is read: a worker that sees an extent
+	 * freeing sees this request in flight (rmem_emap_drain()), or this
+	 * sees the extent freeing.  Pairs with the cmpxchg in
+	 * rmem_emap_discard().
+	 */
+	smp_mb();
+	switch (rmem_emap_check(m, rq, &e)) {
+	case RMEM_EMAP_ISSUE:
 		return false;
-	blk_mq_start_request(rq);
-	/* write-zeroes with NOUNMAP (fallocate) must keep the space */
-	if (req_op(rq) != REQ_OP_WRITE && !(rq->cmd_flags & REQ_NOUNMAP) &&
-	    rmem_emap_rq_unwritten(m, rq)) {
+	case RMEM_EMAP_ZEROS:
 		if (req_op(rq) == REQ_OP_READ)
 			rq_for_each_segment(bv, rq, iter)
 				memzero_bvec(&bv);
 		blk_mq_end_request(rq, BLK_STS_OK);
 		return true;
+	case RMEM_EMAP_WAIT:
+		break;
 	}
 	WRITE_ONCE(cmd->thin_wait, true);
 	/* queued under the lock: the worker cannot end it first */
@@ -229,16 +253,41 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 	return true;
 }
 
+/**
+ * rmem_emap_discard() - a discard: the extents it covers whole give their
+ *	memory back
+ * @dev: a thin device
+ * @rq: the discard, within the device
+ *
+ * Their requests wait from now on: a write after the discard must not
+ * land in memory about to go.  The worker gives them back.
+ */
+void rmem_emap_discard(struct rmem_dev *dev, struct request *rq)
+{
+	struct rmem_emap *m = dev->emap;
+	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+	u64 e = round_up(pos, 1ULL << m->shift) >> m->shift;
+	u64 end = (pos + blk_rq_bytes(rq)) >> m->shift;
+	bool any = false;
+
+	for (; e < end; e++)
+		if (cmpxchg(&m->state[e], RMEM_EXTENT_PRESENT,
+			    RMEM_EXTENT_FREEING) == RMEM_EXTENT_PRESENT)
+			any = true;
+	if (any)
+		queue_work(rmem_extent_wq, &m->work);
+}
+
 /*
  * Waiting requests go: with @all every one, ended with @status; else with
  * an error @status those that touch extent @e, ended; with BLK_STS_OK
- * those whose extents all have memory, requeued.
+ * those that need nothing more of the worker, requeued.
  */
 static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 			    blk_status_t status, bool all)
 {
 	struct request *rq, *tmp;
-	unsigned int missing;
+	unsigned int need;
 	LIST_HEAD(go);
 
 	spin_lock(&m->lock);
@@ -249,7 +298,7 @@ static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 		rmem_emap_rq_range(m, rq, &first, &last);
 		touches = e >= first && e <= last;
 		if (all || (status && touches) ||
-		    (!status && rmem_emap_rq_present(m, rq, &missing)))
+		    (!status && rmem_emap_check(m, rq, &need) != RMEM_EMAP_WAIT))
 			list_move_tail(&rq->queuelist, &go);
 	}
 	spin_unlock(&m->lock);
@@ -268,7 +317,7 @@ static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 	}
 }
 
-/* The first extent a waiting request lacks, or false if none waits. */
+/* The first unwritten extent a waiting request needs, or false if none. */
 static bool rmem_emap_next(struct rmem_emap *m, unsigned int *e)
 {
 	struct request *rq;
@@ -276,12 +325,67 @@ static bool rmem_emap_next(struct rmem_emap *m, unsigned int *e)
 
 	spin_lock(&m->lock);
 	list_for_each_entry(rq, &m->waiting, queuelist)
-		if (!rmem_emap_rq_present(m, rq, e)) {
+		if (rmem_emap_check(m, rq, e) == RMEM_EMAP_WAIT &&
+		    *e < m->nr) {
 			found = true;
 			break;
 		}
 	spin_unlock(&m->lock);
 	return found;
+}
+
+struct rmem_emap_busy {
+	struct rmem_emap *m;
+	unsigned int e;
+	bool busy;
+};
+
+/* blk_mq_tagset_busy_iter(): whether a started request is on extent e. */
+static bool rmem_emap_busy_one(struct request *rq, void *data)
+{
+	struct rmem_emap_busy *b = data;
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	unsigned int first, last;
+
+	/* on the list: not issued, and it waits for the worker */
+	if (READ_ONCE(cmd->thin_wait))
+		return true;
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+	case REQ_OP_WRITE_ZEROES:
+		break;
+	default:
+		return true;
+	}
+	rmem_emap_rq_range(b->m, rq, &first, &last);
+	if (b->e >= first && b->e <= last) {
+		b->busy = true;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Wait until no request issued before extent @e became freeing is in
+ * flight on it (the server's memory goes next).  Return: 0, or
+ * -ECONNRESET once the device is not live (what is in flight then is
+ * requeued; the worker comes back after the reconnect).
+ */
+static int rmem_emap_drain(struct rmem_emap *m, unsigned int e)
+{
+	struct rmem_emap_busy b = { .m = m, .e = e };
+
+	for (;;) {
+		if (rmem_dev_state(m->dev) != RMEM_DEV_STATE_LIVE)
+			return -ECONNRESET;
+		b.busy = false;
+		blk_mq_tagset_busy_iter(&m->dev->tag_set, rmem_emap_busy_one,
+					&b);
+		if (!b.busy)
+			return 0;
+		usleep_range(500, 1000);
+	}
 }
 
 static void rmem_ext_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -562,23 +666,101 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e)
 	return ret;
 }
 
+/*
+ * Give freeing extent @e's memory back to the server, once nothing issued
+ * before the discard is in flight on it, and mark it unwritten.  A
+ * refusal leaves the memory where it was: the extent is present again.
+ * Return: 0, or an error of the connection (it stays freeing).
+ */
+static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
+{
+	struct rmem_sess *sess = m->dev->sess;
+	int ret;
+
+	ret = rmem_emap_drain(m, e);
+	if (ret)
+		return ret;
+	if (READ_ONCE(sess->ext_fenced))
+		return -ECONNRESET;
+	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
+	if (ret == -ENOSPC || ret == -EDQUOT || ret == -EREMOTEIO) {
+		pr_warn_ratelimited("%s: the server refused to take extent %u back; it keeps its memory\n",
+				    m->dev->name, e);
+		/* the entries were never touched: they still describe it */
+		smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	/* pairs with the acquire in rmem_emap_check() */
+	smp_store_release(&m->state[e], RMEM_EXTENT_UNWRITTEN);
+	atomic_dec(&m->held);
+	WRITE_ONCE(m->nospc, false);
+	return 0;
+}
+
+/* The first freeing extent, or false if none. */
+static bool rmem_emap_next_freeing(struct rmem_emap *m, unsigned int *e)
+{
+	const u8 *p = memchr(m->state, RMEM_EXTENT_FREEING, m->nr);
+
+	if (!p)
+		return false;
+	*e = p - m->state;
+	return true;
+}
+
+/* The server had no room for extent @e: fail its writes, and say so. */
+static void rmem_emap_nospc(struct rmem_emap *m, unsigned int e, int ret)
+{
+	struct rmem_dev *dev = m->dev;
+
+	pr_warn_ratelimited("%s: the server has no room for extent %u (%s); writes to it fail\n",
+			    dev->name, e,
+			    ret == -ENOSPC ? "pool full" : "host quota");
+	WRITE_ONCE(m->nospc_extent, e);
+	/* once until an extent is taken or given back */
+	if (!m->nospc) {
+		WRITE_ONCE(m->nospc, true);
+		rmem_nl_notify_dev(dev, RMEM_CMD_DEV_NOSPC_NTF);
+	}
+	rmem_emap_sweep(m, e, BLK_STS_NOSPC, false);
+}
+
+/*
+ * A control message failed with @ret on the connection: fail the session
+ * (it reconnects and kicks the worker again, or goes dead).
+ */
+static void rmem_emap_conn_error(struct rmem_emap *m, const char *what,
+				 unsigned int e, int ret)
+{
+	struct rmem_dev *dev = m->dev;
+
+	if (rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE) {
+		pr_warn("%s: %s extent %u failed: %d\n", dev->name, what, e,
+			ret);
+		rmem_sess_fail(dev->sess);
+	}
+}
+
 /**
- * rmem_emap_work() - take memory for the extents waiting requests touch
+ * rmem_emap_work() - take memory for the extents waiting requests touch,
+ *	and give back what discards freed
  * @work: the map's work
  *
- * One extent at a time, while the device is live.  Requests whose
- * extents all have memory go again; a server without room fails those
- * that wait for the extent it refused; a dead or deleted device fails
- * every one.  A broken connection (no answer, a failed work request, an
- * answer out of step) fails the session: it reconnects and kicks this
- * again, or goes dead.  A server that says it gave a slot whose entries
- * stay absent fails that extent's requests after three tries.
+ * One extent at a time, while the device is live: freeing extents first
+ * (what waits on them needs them unwritten).  Requests that need nothing
+ * more go again; a server without room fails those that wait for the
+ * extent it refused; a dead or deleted device fails every one.  A broken
+ * connection (no answer, a failed work request, an answer out of step)
+ * fails the session: it reconnects and kicks this again, or goes dead.
+ * A server that says it gave a slot whose entries stay absent fails that
+ * extent's requests after three tries.
  */
 void rmem_emap_work(struct work_struct *work)
 {
 	struct rmem_emap *m = container_of(work, struct rmem_emap, work);
 	struct rmem_dev *dev = m->dev;
-	struct rmem_sess *sess = dev->sess;
 	unsigned int noio = memalloc_noio_save();
 	unsigned int e;
 	int ret;
@@ -591,19 +773,25 @@ void rmem_emap_work(struct work_struct *work)
 			rmem_emap_sweep(m, 0, BLK_STS_IOERR, true);
 			break;
 		}
+		if (state == RMEM_DEV_STATE_LIVE &&
+		    rmem_emap_next_freeing(m, &e)) {
+			ret = rmem_emap_give_back(m, e);
+			if (ret) {
+				rmem_emap_conn_error(m, "giving back", e, ret);
+				break;
+			}
+			continue;
+		}
 		/* those that need nothing more go; the rest need an extent */
 		rmem_emap_sweep(m, 0, BLK_STS_OK, false);
 		if (state != RMEM_DEV_STATE_LIVE || !rmem_emap_next(m, &e))
 			break;
 		ret = rmem_emap_take(m, e);
-		if (!ret)
+		if (!ret) {
 			m->proto_errors = 0;
-		if (ret == -ENOSPC || ret == -EDQUOT) {
-			pr_warn_ratelimited("%s: the server has no room for extent %u (%s); writes to it fail\n",
-					    dev->name, e,
-					    ret == -ENOSPC ? "pool full" :
-					    "host quota");
-			rmem_emap_sweep(m, e, BLK_STS_NOSPC, false);
+			WRITE_ONCE(m->nospc, false);
+		} else if (ret == -ENOSPC || ret == -EDQUOT) {
+			rmem_emap_nospc(m, e, ret);
 		} else if (ret == -EREMOTEIO) {
 			pr_warn_ratelimited("%s: the server refused memory for extent %u\n",
 					    dev->name, e);
@@ -613,12 +801,8 @@ void rmem_emap_work(struct work_struct *work)
 					   dev->name, e);
 			m->proto_errors = 0;
 			rmem_emap_sweep(m, e, BLK_STS_IOERR, false);
-		} else if (ret) {
-			if (rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE) {
-				pr_warn("%s: asking the server for extent %u failed: %d\n",
-					dev->name, e, ret);
-				rmem_sess_fail(sess);
-			}
+		} else {
+			rmem_emap_conn_error(m, "asking the server for", e, ret);
 			break;
 		}
 	}

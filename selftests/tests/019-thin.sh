@@ -13,8 +13,13 @@
 #  - write-zeroes that may unmap takes nothing; BLKZEROOUT (which keeps
 #    the space) takes the extent;
 #  - when the pool is full, a write to a new extent fails with ENOSPC
-#    ("No space left on device"), again and again, and every extent held
-#    keeps working;
+#    ("No space left on device"), again and again, "events" says so once
+#    (rmemctl monitor), and every extent held keeps working;
+#  - a discard gives back the extents it covers whole (the server's use
+#    drops; they read zeros) and no other; a write to a new extent then
+#    succeeds; a write right after a discard of its extent is never lost
+#    (20 times); a link flap while the server gives an extent back: the
+#    write waiting for it completes after the reconnect;
 #  - dev del force while a write waits for its extent returns at once and
 #    fails the write; the server has every extent back; an extent smaller
 #    than the server's chunk is refused with a clear message.
@@ -85,6 +90,7 @@ check "zeroing out (BLKZEROOUT: write-zeroes that keeps the space) takes the ext
 expect_eq "five extents held" "5" held
 
 echo "# the pool fills up: 8 extents of 8 MiB"
+vm "$H" "($R -j monitor > /tmp/mon.log 2>&1 &); sleep 1"
 check "write to 3 more extents (8 held, the whole pool)" vm -t 120 "$H" \
 	"for e in 20 21 22; do dd if=/tmp/a of=/dev/rmem0 bs=4k seek=\$((e * 2048)) oflag=direct status=none || exit 1; done"
 expect_eq "8 extents held, the pool used" "8 $((64 * M))" both
@@ -96,6 +102,43 @@ check "the kernel log says why" vm "$H" "dmesg | grep 'rmem0: the server has no 
 check "extents held keep working: write and read back" vm -t 60 "$H" \
 	"head -c 4096 /dev/urandom > /tmp/c && dd if=/tmp/c of=/dev/rmem0 bs=4k seek=5 oflag=direct status=none && dd if=/dev/rmem0 bs=4k skip=5 count=1 iflag=direct status=none | cmp - /tmp/c"
 expect_eq "server_free: 0" "0" json "$H" "j[0].get('server_free')" dev show rmem0
+expect_eq "dev show: nospc-extent 30" "30" json "$H" "j[0].get('nospc_extent')" dev show rmem0
+check "one nospc event for all 21 refusals (rmemctl monitor)" vm "$H" \
+	"n=\$(grep -c '\"nospc_extent\": *30' /tmp/mon.log); echo \$n events; [ \"\$n\" = 1 ]"
+
+echo "# discard gives whole extents back"
+# wait until HELD extents are held and the server uses USED bytes
+held_is() {
+	vm -t 60 "$H" "for i in \$(seq 100); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_held\"])')\" = $1 ] && exit 0; sleep 0.1; done; exit 1" &&
+	vm -t 60 "$S" "for i in \$(seq 100); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = $2 ] && exit 0; sleep 0.1; done; exit 1"
+}
+check "discard half of extent 20 and the last 4 MiB of 21 (no extent whole)" vm -t 60 "$H" \
+	"blkdiscard -o $((20 * 8 * M)) -l $((4 * M)) /dev/rmem0 && blkdiscard -o $((21 * 8 * M + 4 * M)) -l $((4 * M)) /dev/rmem0"
+expect_eq "still 8 extents held" "8 $((64 * M))" both
+check "discard 4 MiB before extent 20 to 4 MiB after extent 21: both given back" vm -t 60 "$H" \
+	"blkdiscard -o $((20 * 8 * M - 4 * M)) -l $((24 * M)) /dev/rmem0"
+check "6 extents held, the server uses 48 MiB" held_is 6 $((48 * M))
+check "extents 20 and 21 read zeros; extent 22's data is there" vm -t 60 "$H" \
+	"dd if=/dev/rmem0 bs=1M skip=$((20 * 8)) count=16 iflag=direct status=none | cmp -n $((16 * M)) - /dev/zero && dd if=/dev/rmem0 bs=4k skip=$((22 * 2048)) count=1 iflag=direct status=none | cmp - /tmp/a"
+expect_eq "no nospc-extent any more" "None" json "$H" "j[0].get('nospc_extent')" dev show rmem0
+check "the write to extent 30 now succeeds and reads back" vm -t 60 "$H" \
+	"dd if=/tmp/c of=/dev/rmem0 bs=4k seek=$((30 * 2048)) oflag=direct status=none && dd if=/dev/rmem0 bs=4k skip=$((30 * 2048)) count=1 iflag=direct status=none | cmp - /tmp/c"
+expect_eq "7 extents held" "7 $((56 * M))" both
+check "20 times: discard extent 21 whole, write it at once, read it back" vm -t 120 "$H" \
+	"for i in \$(seq 20); do head -c 4096 /dev/urandom > /tmp/d && blkdiscard -o $((21 * 8 * M)) -l $((8 * M)) /dev/rmem0 && dd if=/tmp/d of=/dev/rmem0 bs=4k seek=$((21 * 2048 + 7)) oflag=direct status=none && dd if=/dev/rmem0 bs=4k skip=$((21 * 2048 + 7)) count=1 iflag=direct status=none | cmp - /tmp/d || exit 1; done"
+check "still 8 extents held (21 taken again)" held_is 8 $((64 * M))
+check "the server answers control messages 8 s late" vm "$S" "echo 8000 > /sys/module/rmem/parameters/fault_ready_delay_ms"
+vm "$H" "rm -f /tmp/w.rc; (blkdiscard -o $((21 * 8 * M)) -l $((8 * M)) /dev/rmem0 && dd if=/tmp/a of=/dev/rmem0 bs=4k seek=$((21 * 2048)) oflag=direct status=none; echo \$? > /tmp/w.rc) > /dev/null 2>&1 &"
+sleep 2
+check "a write after a discard of its extent waits for the extent to go back" vm "$H" "[ ! -e /tmp/w.rc ]"
+check "the server's link goes down" lab_link "$S" off
+check "the device notices (reconnecting)" vm -t 30 "$H" \
+	"for i in \$(seq 100); do [ \"\$(cat /sys/block/rmem0/rmem/state)\" = reconnecting ] && exit 0; sleep 0.1; done; exit 1"
+check "the server answers at once again" vm "$S" "echo 0 > /sys/module/rmem/parameters/fault_ready_delay_ms"
+check "the server's link comes back" lab_link "$S" on
+check "the waiting write completed after the reconnect, and reads back" vm -t 60 "$H" \
+	"for i in \$(seq 300); do [ -e /tmp/w.rc ] && break; sleep 0.2; done; [ \"\$(cat /tmp/w.rc)\" = 0 ] && dd if=/dev/rmem0 bs=4k skip=$((21 * 2048)) count=1 iflag=direct status=none | cmp - /tmp/a && grep -qx live /sys/block/rmem0/rmem/state"
+check "8 extents held, the whole pool" held_is 8 $((64 * M))
 
 echo "# dev del while a write waits for its extent"
 check "the server answers control messages 20 s late" vm -t 60 "$S" "echo 20000 > /sys/module/rmem/parameters/fault_ready_delay_ms"

@@ -75,6 +75,9 @@ enum rmem_dev_state {
  * @RMEM_CMD_HOST_DEL: remove a server's host entry (admin)
  * @RMEM_CMD_DEV_STATS_RESET: start a device's counters and latency
  *	histograms from zero, rmem 0.11.0 (admin)
+ * @RMEM_CMD_DEV_NOSPC_NTF: notification on "events": a thin device's
+ *	server had no room for an extent, so writes to it fail; once until
+ *	an extent is taken or given back (rmem 0.14.0)
  * @__RMEM_CMD_MAX: internal, one past the highest command
  * @RMEM_CMD_MAX: highest command
  */
@@ -92,6 +95,7 @@ enum rmem_cmd {
 	RMEM_CMD_HOST_ADD,
 	RMEM_CMD_HOST_DEL,
 	RMEM_CMD_DEV_STATS_RESET,
+	RMEM_CMD_DEV_NOSPC_NTF,
 
 	__RMEM_CMD_MAX,
 	RMEM_CMD_MAX = __RMEM_CMD_MAX - 1
@@ -292,6 +296,9 @@ enum rmem_a_client {
  *	is taken at attach
  * @RMEM_A_DEV_EXTENTS_HELD: u32 (replies, thin devices): extents that have
  *	memory on the server
+ * @RMEM_A_DEV_NOSPC_EXTENT: u32 (replies, thin devices): the server had
+ *	no room for this extent, the last one asked for; absent once an
+ *	extent was taken or given back since
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -329,6 +336,7 @@ enum rmem_a_dev {
 	RMEM_A_DEV_SERVER_FREE,
 	RMEM_A_DEV_EXTENT,
 	RMEM_A_DEV_EXTENTS_HELD,
+	RMEM_A_DEV_NOSPC_EXTENT,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
