@@ -13,8 +13,14 @@
 #     drops for 6 s while the workload swaps: the device reconnects and
 #     every page is intact.  (6 s: the probe reports a loss after 3 missed
 #     1 s intervals, so 3 to 4 s; a 3 s cut was seen to go unnoticed.)
+#  C. a thin device (extent 1M, four times the server's pool) with
+#     swapon --discard=pages: every page the workload swaps out first
+#     takes its extent from the server through the extent worker, under
+#     the same pressure, and every page reads back; when the workload
+#     exits, its swap is freed and discarded cluster by cluster (1 MiB,
+#     an extent each), and the extents go back to the server.
 #
-# A runs on the run's newest kernel only (make check's first; the debug
+# A and C run on the run's newest kernel only (make check's first; the debug
 # kernel; any kernel a run has alone): B too writes and checks every page,
 # under pressure and a reconnect, on every kernel.  (Suite time: A took
 # about 215 s a kernel in the lab.)
@@ -213,9 +219,29 @@ vm "$C" "dmesg | grep -E 'rmem0: (lost the|reconnected|no reconnect|connection p
 expect_eq "the device reconnected and is live" "live" json "$C" "j[0]['state']" dev show
 check "at least one reconnect" test "$(json "$C" "j[0]['reconnects']" dev show)" -ge 1
 check "swapoff, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
+SRV=s0
+
+if [ -n "$RMEM_LAB_KERNEL" ] || [ "$newest" = "$LAB_KVER" ]; then
+echo "# C: a thin device, swap with discard (on $LAB_KVER, the run's newest kernel)"
+# held: the thin device's extents held
+held="$R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_held\"])'"
+check "the server again, in 1 MiB chunks" vm -t 120 "$S" \
+	"$R server del s0 && $R server add name s1 listen $A size $((SET_MIB + 192))M mr-size 1M > /dev/null" && SRV=s1
+check "attach a thin device of $((SET_MIB * 4)) MiB in 1 MiB extents, swapon --discard=pages" vm -t 120 "$C" \
+	"$R dev add peer $A size $((SET_MIB * 4))M extent 1M qps 2 loss-timeout 120s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon --discard=pages /dev/rmem0 && grep -q rmem0 /proc/swaps"
+c0=$(vm "$C" "$PSWPOUT")
+[[ $c0 =~ ^[0-9]+$ ]] || c0=0
+check "${A_MIB} MiB working set written and checked: every page intact" \
+	swapload "C" -p 1 "$A_MIB"
+check "swap was used: at least half the set went out to rmem0" vm "$C" \
+	"n=\$(( \$($PSWPOUT) - $c0 )); echo \"# C: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((A_MIB * 128)) ]"
+check "the freed swap went back to the server: at most 16 extents held" vm -t 120 "$C" \
+	"for i in \$(seq 300); do h=\$($held); [ \"\$h\" -le 16 ] && break; sleep 0.2; done; echo \"# C: \$h extents held\"; [ \"\$h\" -le 16 ]"
+check "swapoff, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
+fi
 
 rxe_counters "at the end" "$C"
 rxe_counters "at the end" "$S"
 check "client kernel log: no hung task, allocation failure, OOM kill or I/O error" clean_log
-check "server del, unload both" vm -t 60 "$S" "$R server del s0"
+check "server del, unload both" vm -t 60 "$S" "$R server del $SRV"
 test_done
