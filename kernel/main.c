@@ -54,6 +54,12 @@ module_param_named(fault_release_delay_ms, rmem_fault_release_delay_ms, uint,
 MODULE_PARM_DESC(fault_release_delay_ms,
 		 "Testing only: a server's session release waits this long (at most 60 s) between leaving the session list and freeing the session (default: 0)");
 
+unsigned int rmem_fault_reconnect_delay_ms;
+module_param_named(fault_reconnect_delay_ms, rmem_fault_reconnect_delay_ms,
+		   uint, 0644);
+MODULE_PARM_DESC(fault_reconnect_delay_ms,
+		 "Testing only: a client's reconnect work waits this long (at most 60 s) before it starts, as if queued behind others (default: 0)");
+
 unsigned int rmem_fault_wire_version;
 module_param_named(fault_wire_version, rmem_fault_wire_version, uint, 0644);
 MODULE_PARM_DESC(fault_wire_version,

@@ -20,6 +20,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/sched/mm.h>
 #include <rdma/ib_verbs.h>
 
@@ -598,8 +599,11 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 {
 	struct rmem_sess *sess = container_of(to_delayed_work(work),
 					      struct rmem_sess, reconnect_work);
-	unsigned int noio;
+	unsigned int noio, delay = READ_ONCE(rmem_fault_reconnect_delay_ms);
 
+	/* testing only: the work starts late, as if queued behind others */
+	if (unlikely(delay))
+		msleep(min(delay, 60000U));
 	if (READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING)
 		return;
 	/*
@@ -622,6 +626,7 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	struct rmem_sess *sess = container_of(to_delayed_work(work),
 					      struct rmem_sess, deadline_work);
 	struct rmem_dev *dev = sess->dev;
+	unsigned int noio;
 
 	/*
 	 * An attempt that got READY has the server's session back: throwing
@@ -650,6 +655,20 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	       dev->name,
 	       READ_ONCE(sess->attempt_ready) ? " and its grace" : "",
 	       READ_ONCE(sess->attempts), READ_ONCE(sess->stage));
+	/*
+	 * The reconnect work tears the lost queue pairs down, and finding
+	 * the device dead it does nothing more: if it has not got that far
+	 * (queued behind others, or still in the barrier), requests in
+	 * flight on them (rxe holds them while its link is down; hardware
+	 * retries for long) would wait for their timeout.  Flush them now;
+	 * qlock orders this with that teardown, and a second drain finds
+	 * nothing.
+	 */
+	if (!READ_ONCE(sess->torn_down)) {
+		noio = memalloc_noio_save();
+		rmem_sess_abort_queues(sess);
+		memalloc_noio_restore(noio);
+	}
 	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
 }

@@ -20,7 +20,12 @@
 #     the device is dead at once, long before its loss timeout;
 #  F. (before E) a link flap while the server sends READY for a reconnect
 #     (delayed by a testing-only parameter to open the window): the READY
-#     fails, the server holds the session, the next reconnect gets it.
+#     fails, the server holds the session, the next reconnect gets it;
+#  G. (before E) the loss deadline passes before the reconnect work
+#     started (delayed by a testing-only parameter, as if queued behind
+#     others): the reads in flight on the lost queue pairs (the client's
+#     link is down: rxe holds them) fail at the deadline, not at their
+#     30 s timeout.
 #
 # Times from fault to detection, recovery and death are printed.
 source "$(dirname "$0")/../lib.sh"
@@ -162,6 +167,25 @@ T=$(wait_state rmem0 live 60) && echo "# ok: live again $T ms after the link cam
 check "the data is there" vm -t 60 "$C" \
 	"dd if=/dev/rmem0 of=/tmp/backf bs=1M count=1 iflag=direct status=none && cmp /tmp/patf /tmp/backf"
 check "dev del" vm -t 30 "$C" "$R dev del rmem0"
+
+echo "# G: the loss deadline passes before the reconnect work started"
+check "attach with keepalive 500ms loss-timeout 3s" vm -t 120 "$C" \
+	"$R dev add peer $A size 16M keepalive 500ms loss-timeout 3s > /dev/null"
+check "client: the reconnect work starts 20 s late" vm "$C" \
+	"echo 20000 > /sys/module/rmem/parameters/fault_reconnect_delay_ms"
+vm "$C" "rm -f /tmp/g.rc; (fio --name=g --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=4 --rw=randread --bs=4k --time_based --runtime=300 > /tmp/g.out 2>&1; echo \$? > /tmp/g.rc) > /dev/null 2>&1 &"
+sleep 2
+check "fio reads" vm "$C" "[ ! -e /tmp/g.rc ]"
+lab_link "$C" off
+T=$(wait_state rmem0 dead 30) && echo "# ok: dead $T ms after the link went down" ||
+	{ echo "# FAIL: not dead: $T"; LAB_FAILS=$((LAB_FAILS + 1)); }
+check "the reads in flight failed at the deadline (fio ended within 5 s), not at their timeout" vm -t 30 "$C" \
+	"for i in \$(seq 50); do [ -e /tmp/g.rc ] && break; sleep 0.1; done; [ -e /tmp/g.rc ] && [ \"\$(cat /tmp/g.rc)\" != 0 ]"
+check "kernel log: dead, the reconnect work not started" vm "$C" \
+	"dmesg | grep 'rmem0: no reconnect within the loss timeout (0 attempts; the reconnect work had not started)' > /dev/null"
+lab_link "$C" on
+check "client: the reconnect work on time again; dev del" vm -t 60 "$C" \
+	"echo 0 > /sys/module/rmem/parameters/fault_reconnect_delay_ms && $R dev del rmem0"
 
 echo "# E: server del with a client attached"
 check "attach with keepalive 500ms loss-timeout 120s" vm -t 120 "$C" \
