@@ -603,12 +603,13 @@ static int rmem_nl_volume_del_doit(struct sk_buff *skb, struct genl_info *info)
  * @dev: the device
  * @cmd: RMEM_CMD_DEV_STATE_NTF (it changed state) or
  *	RMEM_CMD_DEV_NOSPC_NTF (its server had no room for an extent)
+ * @gfp: how to allocate the message (an event may be dropped)
  *
  * The message carries the device as DEV_GET does.
  *
  * Context: process context.
  */
-void rmem_nl_notify_dev(struct rmem_dev *dev, u8 cmd)
+void rmem_nl_notify_dev(struct rmem_dev *dev, u8 cmd, gfp_t gfp)
 {
 	struct rmem_msg m = { .cmd = cmd };
 	struct sk_buff *msg;
@@ -616,7 +617,7 @@ void rmem_nl_notify_dev(struct rmem_dev *dev, u8 cmd)
 	down_read(&rmem_nl_events_sem);
 	if (!rmem_nl_registered)
 		goto out_unlock;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE, gfp);
 	if (!msg)
 		goto out_unlock;
 	if (rmem_nl_put_dev_msg(msg, &m, dev)) {
@@ -624,7 +625,7 @@ void rmem_nl_notify_dev(struct rmem_dev *dev, u8 cmd)
 		goto out_unlock;
 	}
 	genlmsg_multicast(&rmem_nl_family, msg, 0, RMEM_MCGRP_EVENTS_IDX,
-			  GFP_KERNEL);
+			  gfp);
 out_unlock:
 	up_read(&rmem_nl_events_sem);
 }

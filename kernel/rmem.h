@@ -213,7 +213,7 @@ int rmem_nl_put_addr(struct sk_buff *skb, int v4type, int v6type,
 int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev);
 int rmem_nl_put_dev_msg(struct sk_buff *skb, const struct rmem_msg *m,
 			struct rmem_dev *dev);
-void rmem_nl_notify_dev(struct rmem_dev *dev, u8 cmd);
+void rmem_nl_notify_dev(struct rmem_dev *dev, u8 cmd, gfp_t gfp);
 
 /* addr.c */
 bool rmem_prefix_match(const struct rmem_prefix *p,

@@ -765,7 +765,13 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	/* a discard sends nothing: any size costs the same */
 	lim->max_hw_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
 	lim->max_write_zeroes_sectors = zero_max >> SECTOR_SHIFT;
-	lim->discard_granularity = PAGE_SIZE;
+	/*
+	 * A thin device gives back only whole extents: long discards are
+	 * split at extent boundaries, and fstrim skips smaller free ranges
+	 * (its minimum length; the field holds up to 2 GiB as a power of 2).
+	 */
+	lim->discard_granularity = dev->emap && dev->cfg.extent <= SZ_2G ?
+				   dev->cfg.extent : PAGE_SIZE;
 	/*
 	 * No features (BLK_FEAT_*): memory is not rotational, has no volatile
 	 * write cache to flush, and its timing is no source of entropy.

@@ -39,7 +39,7 @@ void rmem_dev_announce(struct rmem_dev *dev)
 	unsigned int noio = memalloc_noio_save();
 
 	trace_rmem_dev_state(dev->name, rmem_dev_state(dev));
-	rmem_nl_notify_dev(dev, RMEM_CMD_DEV_STATE_NTF);
+	rmem_nl_notify_dev(dev, RMEM_CMD_DEV_STATE_NTF, GFP_KERNEL);
 	memalloc_noio_restore(noio);
 }
 
@@ -75,7 +75,7 @@ static void rmem_dev_free(struct rmem_dev *dev)
 
 	/* no extent worker may look at the session from here */
 	if (dev->emap)
-		cancel_work_sync(&dev->emap->work);
+		cancel_delayed_work_sync(&dev->emap->work);
 	if (sess) {
 		rmem_sess_recovery_stop(sess);
 		rmem_sess_destroy_queues(sess);

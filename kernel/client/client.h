@@ -227,13 +227,16 @@ struct rmem_remote_chunk {
  * @dev: the device
  * @shift: log2 of the extent size
  * @nr: extents
- * @state: per extent, unwritten, present or freeing (release/acquire)
+ * @state: per extent, unwritten, present, freeing or giving
+ *	(release/acquire)
  * @held: extents present
  * @lock: protects @waiting
  * @waiting: started requests waiting for an extent (rq->queuelist)
  * @work: takes memory for what waits, gives back what discards freed
  *	(rmem_emap_work())
  * @proto_errors: answers in a row that made no sense (worker only)
+ * @free_errors: failed tries in a row to give an extent back (worker only)
+ * @free_cursor: where the search for an extent to give back goes on
  * @nospc: the server had no room for the last extent asked for (worker
  *	writes; cleared when an extent is taken or given back)
  * @nospc_extent: that extent
@@ -242,12 +245,14 @@ struct rmem_emap {
 	struct rmem_dev *dev;
 	unsigned int shift;
 	unsigned int nr;
-	u8 *state;
+	u32 *state;
 	atomic_t held;
 	spinlock_t lock;	/* @waiting */
 	struct list_head waiting;
-	struct work_struct work;
+	struct delayed_work work;
 	unsigned int proto_errors;
+	unsigned int free_errors;
+	unsigned int free_cursor;
 	bool nospc;
 	u32 nospc_extent;
 };

@@ -5,12 +5,14 @@
  *
  * The map holds one state per extent: unwritten (no memory anywhere),
  * present (the server's slot has memory, and the session's chunk table
- * entries describe it) or freeing (a discard covered it whole: its
- * memory goes back to the server).  The data path reads it without
- * locks: the entries are written first, the state is published with
- * release semantics and read with acquire.  Only the extent worker
- * makes an extent present or unwritten; a discard makes a present one
- * freeing (rmem_emap_discard()).
+ * entries describe it), freeing (present, and a discard covered it
+ * whole: its memory is to go back to the server) or giving (the worker
+ * is giving it back).  The data path reads it without locks: the entries
+ * are written first, the state is published with release semantics and
+ * read with acquire.  A discard makes a present extent freeing
+ * (rmem_emap_discard()), and a write to a freeing one makes it present
+ * again (a discard promises no data: the write keeps the memory); the
+ * rest is the extent worker's.
  *
  * A read of an unwritten extent returns zeros without the network, and a
  * write of zeros to one has nothing to do.  Any other request that
@@ -22,16 +24,16 @@
  * the extent present and requeues the requests waiting for it.  When the
  * server has no room, they fail with BLK_STS_NOSPC, "events" says so
  * once until an extent is taken or given back, and every present extent
- * keeps working.  A freeing extent's requests wait too: the worker waits
- * until no request issued before the discard is in flight on it, gives
- * the slot back (RMEM_WIRE_EXTENT_FREE) and marks it unwritten.  The
- * worker talks to the server only while the device is live; a reconnect
+ * keeps working.  When nothing waits for memory, the worker gives freeing
+ * extents back one at a time: it marks one giving (requests to it wait
+ * from then on), waits until none issued before is in flight on it,
+ * gives the slot back (RMEM_WIRE_EXTENT_FREE) and marks it unwritten.
+ * The worker talks to the server only while the device is live; a reconnect
  * or the loss deadline kicks it again (rmem_dev_resume_io()), and a dead
  * or deleted device fails what waits.
  */
 #include <crypto/algapi.h>
 #include <linux/blk-mq.h>
-#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/sched/mm.h>
 #include <rdma/ib_verbs.h>
@@ -45,6 +47,7 @@ enum {
 	RMEM_EXTENT_UNWRITTEN,
 	RMEM_EXTENT_PRESENT,
 	RMEM_EXTENT_FREEING,
+	RMEM_EXTENT_GIVING,
 };
 
 /* A control message and its answer, DMA mapped (rmem_sess_map()). */
@@ -68,7 +71,7 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 		return -ENOMEM;
 	m->shift = ilog2(dev->cfg.extent);
 	m->nr = dev->cfg.size >> m->shift;
-	m->state = kvzalloc(m->nr, GFP_KERNEL);
+	m->state = kvcalloc(m->nr, sizeof(*m->state), GFP_KERNEL);
 	if (!m->state) {
 		kfree(m);
 		return -ENOMEM;
@@ -76,7 +79,7 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 	m->dev = dev;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->waiting);
-	INIT_WORK(&m->work, rmem_emap_work);
+	INIT_DELAYED_WORK(&m->work, rmem_emap_work);
 	dev->emap = m;
 	return 0;
 }
@@ -89,7 +92,7 @@ void rmem_emap_free(struct rmem_dev *dev)
 {
 	if (!dev->emap)
 		return;
-	cancel_work_sync(&dev->emap->work);
+	cancel_delayed_work_sync(&dev->emap->work);
 	kvfree(dev->emap->state);
 	kfree(dev->emap);
 	dev->emap = NULL;
@@ -176,7 +179,8 @@ enum rmem_emap_verdict {
 
 /*
  * What to do with @rq now; for RMEM_EMAP_WAIT, @need is the first
- * unwritten extent it touches, or m->nr if only freeing ones hold it.
+ * unwritten extent it touches, or m->nr if only extents being given back
+ * hold it.
  * A write of zeros that may unmap (not NOUNMAP, which keeps the space)
  * has nothing to do on unwritten extents, and a read reads zeros.
  */
@@ -190,9 +194,16 @@ static enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m,
 	*need = m->nr;
 	for (rmem_emap_rq_range(m, rq, &e, &last); e <= last; e++) {
 		/* pairs with the release in rmem_emap_publish() */
-		u8 st = smp_load_acquire(&m->state[e]);
+		u32 st = smp_load_acquire(&m->state[e]);
 
-		if (st != RMEM_EXTENT_PRESENT)
+		/* a write keeps a freeing extent (nothing sent yet) */
+		if (st == RMEM_EXTENT_FREEING && req_op(rq) != REQ_OP_READ &&
+		    cmpxchg(&m->state[e], RMEM_EXTENT_FREEING,
+			    RMEM_EXTENT_PRESENT) == RMEM_EXTENT_FREEING)
+			st = RMEM_EXTENT_PRESENT;
+		/* a read may read what a discard left */
+		if (st != RMEM_EXTENT_PRESENT &&
+		    !(st == RMEM_EXTENT_FREEING && req_op(rq) == REQ_OP_READ))
 			present = false;
 		if (st != RMEM_EXTENT_UNWRITTEN)
 			unwritten = false;
@@ -248,7 +259,7 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 	/* queued under the lock: the worker cannot end it first */
 	spin_lock(&m->lock);
 	list_add_tail(&rq->queuelist, &m->waiting);
-	queue_work(rmem_extent_wq, &m->work);
+	mod_delayed_work(rmem_extent_wq, &m->work, 0);
 	spin_unlock(&m->lock);
 	return true;
 }
@@ -259,8 +270,8 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
  * @dev: a thin device
  * @rq: the discard, within the device
  *
- * Their requests wait from now on: a write after the discard must not
- * land in memory about to go.  The worker gives them back.
+ * The worker gives them back when nothing waits for memory; a write
+ * to one before that keeps it.
  */
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq)
 {
@@ -275,7 +286,7 @@ void rmem_emap_discard(struct rmem_dev *dev, struct request *rq)
 			    RMEM_EXTENT_FREEING) == RMEM_EXTENT_PRESENT)
 			any = true;
 	if (any)
-		queue_work(rmem_extent_wq, &m->work);
+		mod_delayed_work(rmem_extent_wq, &m->work, 0);
 }
 
 /*
@@ -367,25 +378,21 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
 }
 
 /*
- * Wait until no request issued before extent @e became freeing is in
- * flight on it (the server's memory goes next).  Return: 0, or
- * -ECONNRESET once the device is not live (what is in flight then is
- * requeued; the worker comes back after the reconnect).
+ * Whether a request issued before extent @e became giving is still in
+ * flight on it: its memory may not go yet.
  */
-static int rmem_emap_drain(struct rmem_emap *m, unsigned int e)
+static bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
 {
 	struct rmem_emap_busy b = { .m = m, .e = e };
 
-	for (;;) {
-		if (rmem_dev_state(m->dev) != RMEM_DEV_STATE_LIVE)
-			return -ECONNRESET;
-		b.busy = false;
-		blk_mq_tagset_busy_iter(&m->dev->tag_set, rmem_emap_busy_one,
-					&b);
-		if (!b.busy)
-			return 0;
-		usleep_range(500, 1000);
-	}
+	/*
+	 * The giving state is seen by every ->queue_rq() after this, or its
+	 * request is seen started here (it started before reading the map):
+	 * pairs with the smp_mb() in rmem_emap_queue_rq().
+	 */
+	smp_mb();
+	blk_mq_tagset_busy_iter(&m->dev->tag_set, rmem_emap_busy_one, &b);
+	return b.busy;
 }
 
 static void rmem_ext_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -667,31 +674,40 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e)
 }
 
 /*
- * Give freeing extent @e's memory back to the server, once nothing issued
- * before the discard is in flight on it, and mark it unwritten.  A
- * refusal leaves the memory where it was: the extent is present again.
- * Return: 0, or an error of the connection (it stays freeing).
+ * Give extent @e's memory back to the server (it is freeing, or giving
+ * from an earlier try) and mark it unwritten.  A refusal leaves the memory
+ * where it was: the extent is present again; so do three connection
+ * errors in a row on one extent.  Return: 0, -EBUSY if requests are still
+ * in flight on it (try again shortly), or an error of the connection (it
+ * stays giving, and the worker tries again after a reconnect).
  */
 static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
 {
 	struct rmem_sess *sess = m->dev->sess;
 	int ret;
 
-	ret = rmem_emap_drain(m, e);
-	if (ret)
-		return ret;
+	/* a write that came first keeps it */
+	if (cmpxchg(&m->state[e], RMEM_EXTENT_FREEING, RMEM_EXTENT_GIVING) ==
+	    RMEM_EXTENT_PRESENT)
+		return 0;
+	if (rmem_emap_busy(m, e))
+		return -EBUSY;
 	if (READ_ONCE(sess->ext_fenced))
 		return -ECONNRESET;
 	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
-	if (ret == -ENOSPC || ret == -EDQUOT || ret == -EREMOTEIO) {
-		pr_warn_ratelimited("%s: the server refused to take extent %u back; it keeps its memory\n",
-				    m->dev->name, e);
+	if (ret == -ENOSPC || ret == -EDQUOT || ret == -EREMOTEIO ||
+	    (ret && ret != -ECONNRESET && ++m->free_errors >= 3)) {
+		pr_warn_ratelimited("%s: giving extent %u back to the server failed (%d); it keeps its memory\n",
+				    m->dev->name, e, ret);
+		m->free_errors = 0;
 		/* the entries were never touched: they still describe it */
 		smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
-		return 0;
+		return ret == -ENOSPC || ret == -EDQUOT || ret == -EREMOTEIO ?
+		       0 : ret;
 	}
 	if (ret)
 		return ret;
+	m->free_errors = 0;
 	/* pairs with the acquire in rmem_emap_check() */
 	smp_store_release(&m->state[e], RMEM_EXTENT_UNWRITTEN);
 	atomic_dec(&m->held);
@@ -699,15 +715,22 @@ static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
 	return 0;
 }
 
-/* The first freeing extent, or false if none. */
+/* The next extent to give back, from where the last search ended. */
 static bool rmem_emap_next_freeing(struct rmem_emap *m, unsigned int *e)
 {
-	const u8 *p = memchr(m->state, RMEM_EXTENT_FREEING, m->nr);
+	unsigned int i, j;
 
-	if (!p)
-		return false;
-	*e = p - m->state;
-	return true;
+	for (i = 0; i < m->nr; i++) {
+		j = (m->free_cursor + i) % m->nr;
+		switch (READ_ONCE(m->state[j])) {
+		case RMEM_EXTENT_FREEING:
+		case RMEM_EXTENT_GIVING:
+			m->free_cursor = j;
+			*e = j;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The server had no room for extent @e: fail its writes, and say so. */
@@ -719,12 +742,13 @@ static void rmem_emap_nospc(struct rmem_emap *m, unsigned int e, int ret)
 			    dev->name, e,
 			    ret == -ENOSPC ? "pool full" : "host quota");
 	WRITE_ONCE(m->nospc_extent, e);
-	/* once until an extent is taken or given back */
+	/* the writes first: swap may wait for them */
+	rmem_emap_sweep(m, e, BLK_STS_NOSPC, false);
+	/* once until an extent is taken or given back; no reclaim for it */
 	if (!m->nospc) {
 		WRITE_ONCE(m->nospc, true);
-		rmem_nl_notify_dev(dev, RMEM_CMD_DEV_NOSPC_NTF);
+		rmem_nl_notify_dev(dev, RMEM_CMD_DEV_NOSPC_NTF, GFP_NOWAIT);
 	}
-	rmem_emap_sweep(m, e, BLK_STS_NOSPC, false);
 }
 
 /*
@@ -748,18 +772,21 @@ static void rmem_emap_conn_error(struct rmem_emap *m, const char *what,
  *	and give back what discards freed
  * @work: the map's work
  *
- * One extent at a time, while the device is live: freeing extents first
- * (what waits on them needs them unwritten).  Requests that need nothing
- * more go again; a server without room fails those that wait for the
- * extent it refused; a dead or deleted device fails every one.  A broken
- * connection (no answer, a failed work request, an answer out of step)
- * fails the session: it reconnects and kicks this again, or goes dead.
- * A server that says it gave a slot whose entries stay absent fails that
- * extent's requests after three tries.
+ * One extent at a time, while the device is live: first what waiting
+ * requests need, then, with nothing to take, one extent to give back
+ * (again shortly while requests are in flight on it: this never sleeps
+ * for them).  Requests that need nothing more go again; a server without
+ * room fails those that wait for the extent it refused; a dead or deleted
+ * device fails every one.  A broken connection (no answer, a failed work
+ * request, an answer out of step) fails the session: it reconnects and
+ * kicks this again, or goes dead.  A server that says it gave a slot
+ * whose entries stay absent fails that extent's requests after three
+ * tries.
  */
 void rmem_emap_work(struct work_struct *work)
 {
-	struct rmem_emap *m = container_of(work, struct rmem_emap, work);
+	struct rmem_emap *m = container_of(to_delayed_work(work),
+					   struct rmem_emap, work);
 	struct rmem_dev *dev = m->dev;
 	unsigned int noio = memalloc_noio_save();
 	unsigned int e;
@@ -773,19 +800,25 @@ void rmem_emap_work(struct work_struct *work)
 			rmem_emap_sweep(m, 0, BLK_STS_IOERR, true);
 			break;
 		}
-		if (state == RMEM_DEV_STATE_LIVE &&
-		    rmem_emap_next_freeing(m, &e)) {
+		/* those that need nothing more go; the rest need an extent */
+		rmem_emap_sweep(m, 0, BLK_STS_OK, false);
+		if (state != RMEM_DEV_STATE_LIVE)
+			break;
+		if (!rmem_emap_next(m, &e)) {
+			/* nothing to take: give one back */
+			if (!rmem_emap_next_freeing(m, &e))
+				break;
 			ret = rmem_emap_give_back(m, e);
+			if (ret == -EBUSY) {
+				queue_delayed_work(rmem_extent_wq, &m->work, 1);
+				break;
+			}
 			if (ret) {
 				rmem_emap_conn_error(m, "giving back", e, ret);
 				break;
 			}
 			continue;
 		}
-		/* those that need nothing more go; the rest need an extent */
-		rmem_emap_sweep(m, 0, BLK_STS_OK, false);
-		if (state != RMEM_DEV_STATE_LIVE || !rmem_emap_next(m, &e))
-			break;
 		ret = rmem_emap_take(m, e);
 		if (!ret) {
 			m->proto_errors = 0;
@@ -818,7 +851,7 @@ void rmem_emap_work(struct work_struct *work)
 void rmem_emap_kick(struct rmem_dev *dev)
 {
 	if (dev->emap)
-		queue_work(rmem_extent_wq, &dev->emap->work);
+		mod_delayed_work(rmem_extent_wq, &dev->emap->work, 0);
 }
 
 /**
@@ -832,7 +865,7 @@ void rmem_emap_stop(struct rmem_dev *dev)
 {
 	if (!dev->emap)
 		return;
-	cancel_work_sync(&dev->emap->work);
+	cancel_delayed_work_sync(&dev->emap->work);
 	rmem_emap_sweep(dev->emap, 0, BLK_STS_IOERR, true);
 }
 
@@ -849,5 +882,5 @@ void rmem_emap_stop(struct rmem_dev *dev)
 void rmem_emap_cancel(struct rmem_dev *dev)
 {
 	if (dev->emap)
-		flush_work(&dev->emap->work);
+		flush_delayed_work(&dev->emap->work);
 }
