@@ -184,6 +184,9 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		rmem_rdma_failed(cmd, wc->status);
 	rmem_unmap_data(queue->dev, cmd);
+	/* a thin device's read: the part in an extent never written */
+	if (unlikely(cmd->hole_len) && !cmd->status)
+		rmem_emap_zero_hole(rq, cmd->hole_off, cmd->hole_len);
 	if (!cmd->status)
 		rmem_rq_account(queue, rq, lat_ns);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
@@ -263,6 +266,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	cmd->hard_error = false;
 	cmd->nents = 0;
 	cmd->partial = false;
+	cmd->hole_len = 0;
 	cmd->sgl = cmd->isgl;
 	cmd->sge = cmd->isge;
 	cmd->nr_sge = ARRAY_SIZE(cmd->isge);

@@ -515,6 +515,10 @@ struct rmem_req_ext {
  *	connection (flush, retries exceeded)
  * @partial: posted only in part: ends when its queue pair is drained
  * @thin_wait: on a thin device's list, waiting for an extent's memory
+ * @hole_off: a thin device's read: where the part of it that falls in an
+ *	extent never written starts (bytes into the request)
+ * @hole_len: that part's length (0: none), read as zeros, not over the
+ *	wire
  * @start_ns: when ->queue_rq() first saw it (rmem_lat_now()), for the
  *	latency histograms; a reissue keeps it
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
@@ -540,6 +544,8 @@ struct rmem_req {
 	bool hard_error;
 	bool partial;
 	bool thin_wait;
+	u32 hole_off;
+	u32 hole_len;
 	u64 start_ns;
 	int nr_sgl;
 	int nents;
@@ -573,6 +579,7 @@ bool rmem_emap_table_ok(struct rmem_sess *sess);
 void rmem_emap_load_table(struct rmem_sess *sess);
 bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
+void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);
 void rmem_emap_work(struct work_struct *work);
 void rmem_emap_kick(struct rmem_dev *dev);
 void rmem_emap_stop(struct rmem_dev *dev);

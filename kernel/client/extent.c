@@ -174,8 +174,18 @@ static void rmem_emap_rq_range(const struct rmem_emap *m, struct request *rq,
 enum rmem_emap_verdict {
 	RMEM_EMAP_ISSUE,	/* every extent has memory: issue it */
 	RMEM_EMAP_ZEROS,	/* none has, and zeros are the answer */
+	RMEM_EMAP_HOLE,		/* a read: one has, the other reads zeros */
 	RMEM_EMAP_WAIT,		/* the worker must make or free one */
 };
+
+/* Whether a read may go to extent @e on the wire. */
+static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e)
+{
+	/* pairs with the release in rmem_emap_publish() */
+	u32 st = smp_load_acquire(&m->state[e]);
+
+	return st == RMEM_EXTENT_PRESENT || st == RMEM_EXTENT_FREEING;
+}
 
 /*
  * What to do with @rq now; for RMEM_EMAP_WAIT, @need is the first
@@ -189,10 +199,11 @@ static enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m,
 					      unsigned int *need)
 {
 	bool present = true, unwritten = true;
-	unsigned int e, last;
+	unsigned int e, first, last, holes = 0;
 
 	*need = m->nr;
-	for (rmem_emap_rq_range(m, rq, &e, &last); e <= last; e++) {
+	rmem_emap_rq_range(m, rq, &first, &last);
+	for (e = first; e <= last; e++) {
 		/* pairs with the release in rmem_emap_publish() */
 		u32 st = smp_load_acquire(&m->state[e]);
 
@@ -205,17 +216,65 @@ static enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m,
 		if (st != RMEM_EXTENT_PRESENT &&
 		    !(st == RMEM_EXTENT_FREEING && req_op(rq) == REQ_OP_READ))
 			present = false;
-		if (st != RMEM_EXTENT_UNWRITTEN)
+		if (st != RMEM_EXTENT_UNWRITTEN) {
 			unwritten = false;
-		else if (*need == m->nr)
-			*need = e;
+		} else {
+			holes++;
+			if (*need == m->nr)
+				*need = e;
+		}
 	}
 	if (present)
 		return RMEM_EMAP_ISSUE;
 	if (unwritten && req_op(rq) != REQ_OP_WRITE &&
 	    !(rq->cmd_flags & REQ_NOUNMAP))
 		return RMEM_EMAP_ZEROS;
+	/*
+	 * A read across two extents (at most 1 MiB each side), one never
+	 * written and the other readable: only that one goes on the wire.
+	 */
+	if (req_op(rq) == REQ_OP_READ && last == first + 1 && holes == 1 &&
+	    rmem_emap_readable(m, *need == first ? last : first))
+		return RMEM_EMAP_HOLE;
 	return RMEM_EMAP_WAIT;
+}
+
+/*
+ * The part of read @rq in extent @e (never written) is its hole: not
+ * read on the wire, zeroed at completion (rmem_emap_zero_hole()).
+ */
+static void rmem_emap_hole(struct rmem_emap *m, struct request *rq,
+			   unsigned int e, struct rmem_req *cmd)
+{
+	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+	u64 start = max_t(u64, pos, (u64)e << m->shift);
+	u64 end = min_t(u64, pos + blk_rq_bytes(rq), (u64)(e + 1) << m->shift);
+
+	cmd->hole_off = start - pos;
+	cmd->hole_len = end - start;
+}
+
+/**
+ * rmem_emap_zero_hole() - zero the part of a read that no extent backs
+ * @rq: the read, its data unmapped (the CPU's again)
+ * @off: where the part starts, in bytes into @rq
+ * @len: its length
+ *
+ * Context: its completion (any context).
+ */
+void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 at = 0;
+
+	rq_for_each_segment(bv, rq, iter) {
+		u32 s = max(at, off), e = min(at + bv.bv_len, off + len);
+
+		if (s < e)
+			memzero_page(bv.bv_page, bv.bv_offset + s - at, e - s);
+		at += bv.bv_len;
+	}
 }
 
 /**
@@ -224,7 +283,9 @@ static enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m,
  * @rq: a read, write or write-zeroes request within the device, started
  *
  * Return: false if every extent @rq touches has memory (issue it as on a
- * full device); true if it was taken care of here: ended (a read of
+ * full device), or it is a read of one that has and one never written
+ * (issue it with a hole: rmem_emap_hole()); true if it was taken care of
+ * here: ended (a read of
  * unwritten extents reads zeros, a write of zeros to them has nothing to
  * do) or put on the list for the extent worker.
  */
@@ -245,6 +306,9 @@ bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq)
 	smp_mb();
 	switch (rmem_emap_check(m, rq, &e)) {
 	case RMEM_EMAP_ISSUE:
+		return false;
+	case RMEM_EMAP_HOLE:
+		rmem_emap_hole(m, rq, e, cmd);
 		return false;
 	case RMEM_EMAP_ZEROS:
 		if (req_op(rq) == REQ_OP_READ)

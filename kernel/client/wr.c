@@ -96,7 +96,8 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
  * buffer become chained work requests at @pos: at most max_sge entries
  * each, a new one at every chunk boundary and, for a READ on a device
  * with a read split, at every multiple of the split.  Only the last is
- * signalled.
+ * signalled.  The part of a thin device's read in an extent never
+ * written (@cmd's hole) gets none: it reads zeros at completion.
  *
  * Return: 0; -ENOSPC if the request needs more work requests or entries
  * than @cmd has room for (its PDU's: rmem_get_ext() gives it more); -EIO
@@ -116,6 +117,8 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 				     rmem_data_wrs_per_rq(dev->cfg.read_split));
 	unsigned int nsge = 0, nwr = 0, in_wr = 0;
 	int left = cmd->nents;
+	/* a part of a thin device's read that is not read (zeros) */
+	u64 hole = pos + cmd->hole_off, hole_end = hole + cmd->hole_len;
 
 	if (op == IB_WR_RDMA_READ && dev->cfg.read_split)
 		wr_mask = min_t(u64, dev->cfg.read_split, sess->chunk_size) - 1;
@@ -137,6 +140,18 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 			u32 l = min(len, room);
 			struct ib_sge *sge;
 
+			if (unlikely(cmd->hole_len)) {
+				if (pos >= hole && pos < hole_end) {
+					l = min_t(u64, len, hole_end - pos);
+					addr += l;
+					len -= l;
+					pos += l;
+					in_wr = 0;
+					continue;
+				}
+				if (pos < hole)
+					l = min_t(u64, l, hole - pos);
+			}
 			if (!in_wr) {
 				const struct rmem_remote_chunk *c;
 
