@@ -240,8 +240,11 @@ check "${A_MIB} MiB working set written and checked: every page intact" \
 check "swap was used: at least half the set went out to rmem0" vm "$C" \
 	"n=\$(( \$($PSWPOUT) - $c0 )); echo \"# C: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((A_MIB * 128)) ]"
 echo "# C: after the workload: $(vm "$C" "set -- \$($held); echo \$1 extents held, \$2 discards of \$3 MiB")"
-check "the freed swap went back to the server: at most 16 extents held within 60 s" vm -t 120 "$C" \
-	"t0=\$(date +%s); while :; do set -- \$($held); [ \"\$1\" -le 16 ] && break; [ \$((\$(date +%s) - t0)) -ge 60 ] && break; sleep 1; done; echo \"# C: \$1 extents held, \$2 discards of \$3 MiB; swap: \$(tail -n 1 /proc/swaps)\"; [ \"\$1\" -le 16 ]"
+# (a cluster goes back only once all its pages are free: the guest's
+# other processes keep a few MiB in swap, scattered; 15 extents stayed in
+# the first run)
+check "the freed swap went back to the server: at most $((A_MIB / 10)) extents (a tenth of the set) held within 60 s" vm -t 120 "$C" \
+	"t0=\$(date +%s); while :; do set -- \$($held); [ \"\$1\" -le $((A_MIB / 10)) ] && break; [ \$((\$(date +%s) - t0)) -ge 60 ] && break; sleep 1; done; echo \"# C: \$1 extents held, \$2 discards of \$3 MiB; swap: \$(tail -n 1 /proc/swaps)\"; [ \"\$1\" -le $((A_MIB / 10)) ]"
 check "swapoff, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
 fi
 
