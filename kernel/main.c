@@ -58,7 +58,7 @@ unsigned int rmem_fault_reconnect_delay_ms;
 module_param_named(fault_reconnect_delay_ms, rmem_fault_reconnect_delay_ms,
 		   uint, 0644);
 MODULE_PARM_DESC(fault_reconnect_delay_ms,
-		 "Testing only: a client's reconnect work waits this long (at most 60 s) before it starts, as if queued behind others (default: 0)");
+		 "Testing only: a client's reconnect work starts this much later after a loss (at most 60 s, or until the device is dead or deleted), as if queued behind others (default: 0)");
 
 unsigned int rmem_fault_wire_version;
 module_param_named(fault_wire_version, rmem_fault_wire_version, uint, 0644);

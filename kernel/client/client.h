@@ -237,6 +237,8 @@ struct rmem_remote_chunk {
  * @proto_errors: answers in a row that made no sense (worker only)
  * @free_errors: failed tries in a row to give an extent back (worker only)
  * @free_cursor: where the search for an extent to give back goes on
+ * @busy_tries: looks in a row that found requests in flight on the extent
+ *	being given back (the next look waits longer)
  * @nospc: the server had no room for the last extent asked for (worker
  *	writes; cleared when an extent is taken or given back)
  * @nospc_extent: that extent
@@ -253,6 +255,7 @@ struct rmem_emap {
 	unsigned int proto_errors;
 	unsigned int free_errors;
 	unsigned int free_cursor;
+	unsigned int busy_tries;
 	bool nospc;
 	u32 nospc_extent;
 };
@@ -584,6 +587,11 @@ void rmem_emap_work(struct work_struct *work);
 void rmem_emap_kick(struct rmem_dev *dev);
 void rmem_emap_stop(struct rmem_dev *dev);
 void rmem_emap_cancel(struct rmem_dev *dev);
+
+/* ext_msg.c */
+int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot);
+int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
+		       unsigned int n);
 int rmem_sess_ext_init(struct rmem_sess *sess);
 void rmem_sess_ext_free(struct rmem_sess *sess);
 int rmem_sess_ext_map(struct rmem_sess *sess, struct ib_device *ibdev);

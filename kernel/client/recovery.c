@@ -498,7 +498,14 @@ static void rmem_sess_reconnect(struct rmem_sess *sess)
 		rmem_sess_tear_down(sess);
 		rmem_sess_stage(sess, RMEM_STAGE_RELEASE);
 		rmem_dev_drop_removed_ib(dev);
-		sess->torn_down = true;
+		WRITE_ONCE(sess->torn_down, true);
+		/*
+		 * The attempt reads the state after this: the loss deadline
+		 * sees the queue pairs torn down, or the attempt sees the
+		 * device dead and connects nothing.  Pairs with the cmpxchg
+		 * in rmem_sess_deadline_work().
+		 */
+		smp_mb();
 	}
 	if (!sess->attempts)
 		sess->first_attempt_at = jiffies;
@@ -601,9 +608,19 @@ static void rmem_sess_reconnect_work(struct work_struct *work)
 					      struct rmem_sess, reconnect_work);
 	unsigned int noio, delay = READ_ONCE(rmem_fault_reconnect_delay_ms);
 
-	/* testing only: the work starts late, as if queued behind others */
-	if (unlikely(delay))
-		msleep(min(delay, 60000U));
+	/*
+	 * Testing only: the first run after a loss starts late, as if queued
+	 * behind others; a delete or a dead device ends the wait.
+	 */
+	if (unlikely(delay) && !sess->attempts) {
+		unsigned long end = jiffies +
+				    msecs_to_jiffies(min(delay, 60000U));
+
+		while (time_before(jiffies, end) &&
+		       READ_ONCE(sess->state) == RMEM_DEV_STATE_RECONNECTING &&
+		       !READ_ONCE(sess->ib_removing))
+			msleep(100);
+	}
 	if (READ_ONCE(sess->state) != RMEM_DEV_STATE_RECONNECTING)
 		return;
 	/*
@@ -664,12 +681,14 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	 * qlock orders this with that teardown, and a second drain finds
 	 * nothing.
 	 */
+	rmem_dev_resume_io(dev);
 	if (!READ_ONCE(sess->torn_down)) {
 		noio = memalloc_noio_save();
 		rmem_sess_abort_queues(sess);
 		memalloc_noio_restore(noio);
+		/* what the drain requeued fails now too */
+		rmem_dev_resume_io(dev);
 	}
-	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
 }
 
