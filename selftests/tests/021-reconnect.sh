@@ -188,8 +188,8 @@ check "client: the reconnect work on time again; dev del" vm -t 60 "$C" \
 	"echo 0 > /sys/module/rmem/parameters/fault_reconnect_delay_ms && $R dev del rmem0"
 # (a dead device sends no LEAVE: the server holds its memory for the
 # loss timeout plus 10 s, and E needs the pool)
-check "the server frees the memory when its hold time is over" vm -t 90 "$S" \
-	"for i in \$(seq 60); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 1; done; exit 1"
+check "the server frees the memory when its hold time is over" vm -t 150 "$S" \
+	"for i in \$(seq 90); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 1; done; exit 1"
 
 echo "# E: server del with a client attached"
 check "attach with keepalive 500ms loss-timeout 120s" vm -t 120 "$C" \
