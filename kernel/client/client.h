@@ -227,7 +227,7 @@ struct rmem_remote_chunk {
  * @dev: the device
  * @shift: log2 of the extent size
  * @nr: extents
- * @state: per extent, unwritten, present, freeing or giving
+ * @state: per extent, unwritten, present, freeing, giving or sent
  *	(release/acquire)
  * @held: extents present
  * @lock: protects @waiting

@@ -6,10 +6,11 @@
  * The map holds one state per extent: unwritten (no memory anywhere),
  * present (the server's slot has memory, and the session's chunk table
  * entries describe it), freeing (present, and a discard covered it
- * whole: its memory is to go back to the server) or giving (the worker
- * is giving it back).  The data path reads it without locks: the entries
- * are written first, the state is published with release semantics and
- * read with acquire.  A discard makes a present extent freeing
+ * whole: its memory is to go back to the server), giving (the worker is
+ * giving it back, nothing sent yet) or sent (FREE went out: the entries
+ * may be gone, it is never present on them again).  The data path reads
+ * it without locks: the entries are written first, the state is
+ * published with release semantics and read with acquire.  A discard makes a present extent freeing
  * (rmem_emap_discard()), and a write to a freeing one makes it present
  * again (a discard promises no data: the write keeps the memory); the
  * rest is the extent worker's.
@@ -43,6 +44,7 @@ enum {
 	RMEM_EXTENT_PRESENT,
 	RMEM_EXTENT_FREEING,
 	RMEM_EXTENT_GIVING,
+	RMEM_EXTENT_SENT,
 };
 
 /**
@@ -367,7 +369,8 @@ static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 
 		rmem_emap_rq_range(m, rq, &first, &last);
 		touches = e >= first && e <= last;
-		if (all || (status && touches) ||
+		/* a read needs no memory: it waits only for a giving extent */
+		if (all || (status && touches && req_op(rq) != REQ_OP_READ) ||
 		    (!status && rmem_emap_check(m, rq, &need) != RMEM_EMAP_WAIT))
 			list_move_tail(&rq->queuelist, &go);
 	}
@@ -492,58 +495,82 @@ static bool rmem_emap_write_waits(struct rmem_emap *m, unsigned int e)
 }
 
 /*
- * Give extent @e's memory back to the server (it is freeing, or giving
- * from an earlier try) and mark it unwritten.  While requests are still
- * in flight on it nothing is sent, so a write that waits for it keeps
- * it.  A refusal leaves the memory where it was: the extent is present
- * again.  An answer that says nothing (no answer, a broken connection):
- * the session fails and FREE (idempotent) goes again after the reconnect;
- * after three such, the extent is taken as given back (unwritten: a write
- * then asks for it again, and ALLOC, idempotent too, gives fresh entries
- * whatever the server did).  Return: 0, -EBUSY if requests are in flight
- * on it (try again shortly), or an error of the connection.
+ * The extent goes unwritten: the server has its memory back, or may have
+ * (a later ALLOC, idempotent, reads fresh entries either way).
+ */
+static void rmem_emap_given(struct rmem_emap *m, unsigned int e)
+{
+	/* pairs with the acquire in rmem_emap_check() */
+	smp_store_release(&m->state[e], RMEM_EXTENT_UNWRITTEN);
+	atomic_dec(&m->held);
+	WRITE_ONCE(m->nospc, false);
+}
+
+/*
+ * Give extent @e's memory back to the server (it is freeing, or giving or
+ * sent from an earlier try) and mark it unwritten.  Until FREE is sent, a
+ * write that waits for the extent keeps it (present again), and nothing
+ * is sent while requests are still in flight on it.  Once sent, its
+ * entries may be gone on the server: it never becomes present on them
+ * again.  A refusal of the first FREE leaves the memory where it was
+ * (present); of a later one, after an answer that said nothing, it counts
+ * as given back, and so it does after three answers that said nothing
+ * (the session fails each time; FREE is idempotent and goes again after
+ * the reconnect).  Return: 0, -EBUSY if requests are in flight on it
+ * (try again shortly), or an error of the connection.
  */
 static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
 {
 	struct rmem_sess *sess = m->dev->sess;
+	u32 st;
 	int ret;
 
+	st = cmpxchg(&m->state[e], RMEM_EXTENT_FREEING, RMEM_EXTENT_GIVING);
 	/* a write that came first keeps it */
-	if (cmpxchg(&m->state[e], RMEM_EXTENT_FREEING, RMEM_EXTENT_GIVING) ==
-	    RMEM_EXTENT_PRESENT)
+	if (st == RMEM_EXTENT_PRESENT)
 		return 0;
-	if (rmem_emap_busy(m, e)) {
-		/* nothing sent yet: a write that came meanwhile keeps it */
+	if (st != RMEM_EXTENT_SENT) {
+		/* nothing sent yet: a write that waits for it keeps it */
 		if (rmem_emap_write_waits(m, e)) {
+			m->free_errors = 0;
 			/* pairs with the acquire in rmem_emap_check() */
 			smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
 			return 0;
 		}
-		return -EBUSY;
+		if (rmem_emap_busy(m, e))
+			return -EBUSY;
 	}
-	m->busy_tries = 0;
 	if (READ_ONCE(sess->ext_fenced))
 		return -ECONNRESET;
+	/* from here its requests wait as for giving (worker only) */
+	WRITE_ONCE(m->state[e], RMEM_EXTENT_SENT);
 	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
 	if (ret == -ENOSPC || ret == -EDQUOT || ret == -EREMOTEIO) {
+		m->free_errors = 0;
+		if (st == RMEM_EXTENT_SENT) {
+			pr_warn_ratelimited("%s: the server refused to take extent %u back (%d) after an earlier try; taken as given back\n",
+					    m->dev->name, e, ret);
+			rmem_emap_given(m, e);
+			return 0;
+		}
 		pr_warn_ratelimited("%s: the server refused to take extent %u back (%d); it keeps its memory\n",
 				    m->dev->name, e, ret);
-		/* the entries were never touched: they still describe it */
+		/* refused, not done: the entries still describe it */
 		smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
 		return 0;
 	}
 	if (ret && ret != -ECONNRESET && ++m->free_errors >= 3) {
 		pr_warn_ratelimited("%s: giving extent %u back got no answer three times (%d); taken as given back\n",
 				    m->dev->name, e, ret);
-		ret = 0;
+		m->free_errors = 0;
+		rmem_emap_given(m, e);
+		/* the session still fails: queue pair 0 is fenced */
+		return ret;
 	}
 	if (ret)
 		return ret;
 	m->free_errors = 0;
-	/* pairs with the acquire in rmem_emap_check() */
-	smp_store_release(&m->state[e], RMEM_EXTENT_UNWRITTEN);
-	atomic_dec(&m->held);
-	WRITE_ONCE(m->nospc, false);
+	rmem_emap_given(m, e);
 	return 0;
 }
 
@@ -557,6 +584,7 @@ static bool rmem_emap_next_freeing(struct rmem_emap *m, unsigned int *e)
 		switch (READ_ONCE(m->state[j])) {
 		case RMEM_EXTENT_FREEING:
 		case RMEM_EXTENT_GIVING:
+		case RMEM_EXTENT_SENT:
 			m->free_cursor = j;
 			*e = j;
 			return true;
@@ -641,6 +669,8 @@ void rmem_emap_work(struct work_struct *work)
 			if (!rmem_emap_next_freeing(m, &e))
 				break;
 			ret = rmem_emap_give_back(m, e);
+			if (ret != -EBUSY)
+				m->busy_tries = 0;
 			if (ret == -EBUSY) {
 				/* 1, 2, 4 ... jiffies, a tenth of a second at most */
 				queue_delayed_work(rmem_extent_wq, &m->work,
