@@ -10,10 +10,10 @@
  * giving it back, nothing sent yet) or sent (FREE went out: the entries
  * may be gone, it is never present on them again).  The data path reads
  * it without locks: the entries are written first, the state is
- * published with release semantics and read with acquire.  A discard makes a present extent freeing
- * (rmem_emap_discard()), and a write to a freeing one makes it present
- * again (a discard promises no data: the write keeps the memory); the
- * rest is the extent worker's.
+ * published with release semantics and read with acquire.  A discard
+ * makes a present extent freeing (rmem_emap_discard()), and a write to a
+ * freeing one makes it present again (a discard promises no data: the
+ * write keeps the memory); the rest is the extent worker's.
  *
  * A read of an unwritten extent returns zeros without the network, and a
  * write of zeros to one has nothing to do.  Any other request that
@@ -27,8 +27,9 @@
  * once until an extent is taken or given back, and every present extent
  * keeps working.  When nothing waits for memory, the worker gives freeing
  * extents back one at a time: it marks one giving (requests to it wait
- * from then on), waits until none issued before is in flight on it,
- * gives the slot back (RMEM_WIRE_EXTENT_FREE) and marks it unwritten.
+ * from then on), looks again later while one issued before is in flight
+ * on it, gives the slot back (RMEM_WIRE_EXTENT_FREE) and marks it
+ * unwritten.
  * The worker talks to the server only while the device is live; a reconnect
  * or the loss deadline kicks it again (rmem_dev_resume_io()), and a dead
  * or deleted device fails what waits.
@@ -160,6 +161,16 @@ static void rmem_emap_rq_range(const struct rmem_emap *m, struct request *rq,
 
 	*first = pos >> m->shift;
 	*last = (pos + blk_rq_bytes(rq) - 1) >> m->shift;
+}
+
+/* Whether @rq touches extent @e. */
+static bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
+				 unsigned int e)
+{
+	unsigned int first, last;
+
+	rmem_emap_rq_range(m, rq, &first, &last);
+	return e >= first && e <= last;
 }
 
 enum rmem_emap_verdict {
@@ -364,13 +375,9 @@ static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
 
 	spin_lock(&m->lock);
 	list_for_each_entry_safe(rq, tmp, &m->waiting, queuelist) {
-		unsigned int first, last;
-		bool touches;
-
-		rmem_emap_rq_range(m, rq, &first, &last);
-		touches = e >= first && e <= last;
 		/* a read needs no memory: it waits only for a giving extent */
-		if (all || (status && touches && req_op(rq) != REQ_OP_READ) ||
+		if (all || (status && req_op(rq) != REQ_OP_READ &&
+			    rmem_emap_rq_touches(m, rq, e)) ||
 		    (!status && rmem_emap_check(m, rq, &need) != RMEM_EMAP_WAIT))
 			list_move_tail(&rq->queuelist, &go);
 	}
@@ -418,7 +425,6 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
 {
 	struct rmem_emap_busy *b = data;
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
-	unsigned int first, last;
 
 	/* on the list: not issued, and it waits for the worker */
 	if (READ_ONCE(cmd->thin_wait))
@@ -431,12 +437,8 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
 	default:
 		return true;
 	}
-	rmem_emap_rq_range(b->m, rq, &first, &last);
-	if (b->e >= first && b->e <= last) {
-		b->busy = true;
-		return false;
-	}
-	return true;
+	b->busy = rmem_emap_rq_touches(b->m, rq, b->e);
+	return !b->busy;
 }
 
 /*
@@ -478,14 +480,12 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e)
 /* Whether a waiting write (or write-zeroes) touches extent @e. */
 static bool rmem_emap_write_waits(struct rmem_emap *m, unsigned int e)
 {
-	unsigned int first, last;
 	struct request *rq;
 	bool found = false;
 
 	spin_lock(&m->lock);
 	list_for_each_entry(rq, &m->waiting, queuelist) {
-		rmem_emap_rq_range(m, rq, &first, &last);
-		if (req_op(rq) != REQ_OP_READ && e >= first && e <= last) {
+		if (req_op(rq) != REQ_OP_READ && rmem_emap_rq_touches(m, rq, e)) {
 			found = true;
 			break;
 		}
@@ -669,8 +669,6 @@ void rmem_emap_work(struct work_struct *work)
 			if (!rmem_emap_next_freeing(m, &e))
 				break;
 			ret = rmem_emap_give_back(m, e);
-			if (ret != -EBUSY)
-				m->busy_tries = 0;
 			if (ret == -EBUSY) {
 				/* 1, 2, 4 ... jiffies, a tenth of a second at most */
 				queue_delayed_work(rmem_extent_wq, &m->work,
@@ -679,6 +677,7 @@ void rmem_emap_work(struct work_struct *work)
 							 HZ / 10));
 				break;
 			}
+			m->busy_tries = 0;
 			if (ret) {
 				rmem_emap_conn_error(m, "giving back", e, ret);
 				break;
