@@ -39,6 +39,24 @@ used() { json "$S" "j[0]['used']" server show; }
 # both: "HELD USED"
 both() { echo "$(held) $(used)"; }
 
+# flap_while_waiting WHAT CMD: with the server's answers to control
+# messages 8 s late, run CMD in the background (its status goes to
+# /tmp/w.rc), check WHAT (it still runs 2 s later), then the server's link
+# goes down until the device is reconnecting, and comes back with the
+# server answering at once again.
+flap_while_waiting()
+{
+	check "the server answers control messages 8 s late" vm "$S" "echo 8000 > /sys/module/rmem/parameters/fault_ready_delay_ms"
+	vm "$H" "rm -f /tmp/w.rc; ($2; echo \$? > /tmp/w.rc) > /dev/null 2>&1 &"
+	sleep 2
+	check "$1" vm "$H" "[ ! -e /tmp/w.rc ]"
+	check "the server's link goes down" lab_link "$S" off
+	check "the device notices (reconnecting)" vm -t 30 "$H" \
+		"for i in \$(seq 100); do [ \"\$(cat /sys/block/rmem0/rmem/state)\" = reconnecting ] && exit 0; sleep 0.1; done; exit 1"
+	check "the server answers at once again" vm "$S" "echo 0 > /sys/module/rmem/parameters/fault_ready_delay_ms"
+	check "the server's link comes back" lab_link "$S" on
+}
+
 rmem_load "$S" || exit 1
 rmem_load "$H" || exit 1
 check "server: 64 MiB in 4 MiB chunks" vm "$S" "$R server add name s0 listen $A size 64M mr-size 4M > /dev/null"
@@ -67,15 +85,8 @@ check "both read back, and the rest of extent 0 reads zeros" vm -t 60 "$H" \
 	"dd if=/dev/rmem0 bs=4k count=1 iflag=direct status=none | cmp - /tmp/a && dd if=/dev/rmem0 bs=512k skip=31 count=2 iflag=direct status=none | cmp - /tmp/b && dd if=/dev/rmem0 bs=4k skip=1 count=2047 iflag=direct status=none | cmp -n $((8 * M - 4096)) - /dev/zero"
 
 echo "# a link flap while a write waits for its extent's memory"
-check "the server answers control messages 8 s late" vm "$S" "echo 8000 > /sys/module/rmem/parameters/fault_ready_delay_ms"
-vm "$H" "rm -f /tmp/w.rc; (dd if=/tmp/a of=/dev/rmem0 bs=4k seek=$((10 * 2048)) oflag=direct status=none; echo \$? > /tmp/w.rc) > /dev/null 2>&1 &"
-sleep 2
-check "the write to a new extent waits" vm "$H" "[ ! -e /tmp/w.rc ]"
-check "the server's link goes down" lab_link "$S" off
-check "the device notices (reconnecting)" vm -t 30 "$H" \
-	"for i in \$(seq 100); do [ \"\$(cat /sys/block/rmem0/rmem/state)\" = reconnecting ] && exit 0; sleep 0.1; done; exit 1"
-check "the server answers at once again" vm "$S" "echo 0 > /sys/module/rmem/parameters/fault_ready_delay_ms"
-check "the server's link comes back" lab_link "$S" on
+flap_while_waiting "the write to a new extent waits" \
+	"dd if=/tmp/a of=/dev/rmem0 bs=4k seek=$((10 * 2048)) oflag=direct status=none"
 check "live again" vm -t 60 "$H" \
 	"for i in \$(seq 400); do [ \"\$(cat /sys/block/rmem0/rmem/state)\" = live ] && exit 0; sleep 0.1; done; exit 1"
 check "the waiting write completed, after the reconnect" vm -t 60 "$H" \
@@ -147,15 +158,8 @@ expect_eq "7 extents held" "7 $((56 * M))" both
 check "20 times: discard extent 21 whole, write it at once, read it back" vm -t 120 "$H" \
 	"for i in \$(seq 20); do head -c 4096 /dev/urandom > /tmp/d && blkdiscard -o $((21 * 8 * M)) -l $((8 * M)) /dev/rmem0 && dd if=/tmp/d of=/dev/rmem0 bs=4k seek=$((21 * 2048 + 7)) oflag=direct status=none && dd if=/dev/rmem0 bs=4k skip=$((21 * 2048 + 7)) count=1 iflag=direct status=none | cmp - /tmp/d || exit 1; done"
 check "still 8 extents held (21 taken again)" held_is 8 $((64 * M))
-check "the server answers control messages 8 s late" vm "$S" "echo 8000 > /sys/module/rmem/parameters/fault_ready_delay_ms"
-vm "$H" "rm -f /tmp/w.rc; (blkdiscard -o $((21 * 8 * M)) -l $((8 * M)) /dev/rmem0 && sleep 1 && dd if=/tmp/a of=/dev/rmem0 bs=4k seek=$((21 * 2048)) oflag=direct status=none; echo \$? > /tmp/w.rc) > /dev/null 2>&1 &"
-sleep 2
-check "a write after a discard of its extent waits for the extent to go back" vm "$H" "[ ! -e /tmp/w.rc ]"
-check "the server's link goes down" lab_link "$S" off
-check "the device notices (reconnecting)" vm -t 30 "$H" \
-	"for i in \$(seq 100); do [ \"\$(cat /sys/block/rmem0/rmem/state)\" = reconnecting ] && exit 0; sleep 0.1; done; exit 1"
-check "the server answers at once again" vm "$S" "echo 0 > /sys/module/rmem/parameters/fault_ready_delay_ms"
-check "the server's link comes back" lab_link "$S" on
+flap_while_waiting "a write after a discard of its extent waits for the extent to go back" \
+	"blkdiscard -o $((21 * 8 * M)) -l $((8 * M)) /dev/rmem0 && sleep 1 && dd if=/tmp/a of=/dev/rmem0 bs=4k seek=$((21 * 2048)) oflag=direct status=none"
 check "the waiting write completed after the reconnect, and reads back" vm -t 60 "$H" \
 	"for i in \$(seq 300); do [ -e /tmp/w.rc ] && break; sleep 0.2; done; [ \"\$(cat /tmp/w.rc)\" = 0 ] && dd if=/dev/rmem0 bs=4k skip=$((21 * 2048)) count=1 iflag=direct status=none | cmp - /tmp/a && grep -qx live /sys/block/rmem0/rmem/state"
 check "8 extents held, the whole pool" held_is 8 $((64 * M))

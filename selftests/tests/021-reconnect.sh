@@ -44,6 +44,13 @@ wait_state()
 	done; echo \"state \$s, not $2\"; exit 1"
 }
 
+# server_freed TRIES TIMEOUT: the server's pool has nothing in use, within TRIES
+# looks a second apart (the command gives up after TIMEOUT seconds).
+server_freed()
+{
+	vm -t $2 "$S" "for i in \$(seq $1); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 1; done; exit 1"
+}
+
 # read_fails DEV: a direct read of DEV fails (EIO), it does not return data.
 read_fails() { vm "$C" "! dd if=/dev/$1 of=/dev/null bs=4k count=1 iflag=direct 2>/tmp/dd.err; grep -q 'Input/output error' /tmp/dd.err"; }
 
@@ -106,8 +113,7 @@ lab_link "$C" on
 sleep 3
 expect_eq "still dead after the link came back" "dead" json "$C" "j[0]['state']" dev show
 check "a read still fails" read_fails rmem0
-check "the server frees the memory when its hold time is over" vm -t 90 "$S" \
-	"for i in \$(seq 60); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 1; done; exit 1"
+check "the server frees the memory when its hold time is over" server_freed 60 90
 check "dev del of the dead device" vm -t 30 "$C" "$R dev del rmem0"
 
 echo "# C: the server lost the session"
@@ -188,8 +194,7 @@ check "client: the reconnect work on time again; dev del" vm -t 60 "$C" \
 	"echo 0 > /sys/module/rmem/parameters/fault_reconnect_delay_ms && $R dev del rmem0"
 # (a dead device sends no LEAVE: the server holds its memory for the
 # loss timeout plus 10 s, and E needs the pool)
-check "the server frees the memory when its hold time is over" vm -t 150 "$S" \
-	"for i in \$(seq 90); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 1; done; exit 1"
+check "the server frees the memory when its hold time is over" server_freed 90 150
 
 echo "# E: server del with a client attached"
 check "attach with keepalive 500ms loss-timeout 120s" vm -t 120 "$C" \
