@@ -90,6 +90,7 @@ rmem_compat_disk_setup(struct gendisk *disk, const struct queue_limits *lim)
 	blk_queue_physical_block_size(q, lim->physical_block_size);
 	blk_queue_io_min(q, lim->io_min);
 	blk_queue_max_hw_sectors(q, lim->max_hw_sectors);
+	blk_queue_chunk_sectors(q, lim->chunk_sectors);
 	blk_queue_max_segments(q, lim->max_segments);
 	blk_queue_max_discard_sectors(q, lim->max_hw_discard_sectors);
 	blk_queue_max_write_zeroes_sectors(q, lim->max_write_zeroes_sectors);

@@ -59,6 +59,12 @@ static const struct nla_policy rmem_host_policy[RMEM_A_HOST_MAX + 1] = {
 	[RMEM_A_HOST_FORCE] = { .type = NLA_FLAG },
 };
 
+static const struct nla_policy rmem_peer_policy[RMEM_A_PEER_MAX + 1] = {
+	[RMEM_A_PEER_IPV4] = NLA_POLICY_EXACT_LEN(4),
+	[RMEM_A_PEER_IPV6] = NLA_POLICY_EXACT_LEN(16),
+	[RMEM_A_PEER_PORT] = { .type = NLA_U16 },
+};
+
 static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_NAME] = { .type = NLA_NUL_STRING, .len = RMEM_NAME_MAX - 1 },
 	[RMEM_A_DEV_PEER_IPV4] = NLA_POLICY_EXACT_LEN(4),
@@ -78,6 +84,7 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_HOST_ID] = { .type = NLA_NUL_STRING, .len = RMEM_HOST_ID_MAX - 1 },
 	[RMEM_A_DEV_KEY] = NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN),
 	[RMEM_A_DEV_KEY_DESC] = { .type = NLA_NUL_STRING, .len = 255 },
+	[RMEM_A_DEV_PEER] = NLA_POLICY_NESTED(rmem_peer_policy),
 };
 
 static const struct nla_policy rmem_volume_policy[RMEM_A_VOLUME_MAX + 1] = {
@@ -664,7 +671,7 @@ static int rmem_nl_dev_auth(struct genl_info *info, struct nlattr **tb,
 		/* anonymous, or no key given: the keyring's for this peer */
 		if (!cfg->host_id[0])
 			return 0;
-		snprintf(desc, sizeof(desc), "rmem:%pISc", &cfg->peer);
+		snprintf(desc, sizeof(desc), "rmem:%pISc", &cfg->peers[0]);
 		ret = rmem_key_lookup(desc, cfg->key);
 		if (ret == -ENOKEY)
 			return 0;
@@ -687,6 +694,67 @@ static int rmem_nl_dev_auth(struct genl_info *info, struct nlattr **tb,
 	return 0;
 }
 
+/*
+ * The servers besides the first (RMEM_A_DEV_PEER nests): a thin device
+ * over several.  Each address once.
+ */
+static int rmem_nl_dev_peers(struct genl_info *info, struct nlattr **tb,
+			     struct rmem_dev_cfg *cfg)
+{
+	struct nlattr *ptb[RMEM_A_PEER_MAX + 1];
+	struct nlattr *a;
+	unsigned int i;
+	int rem, ret;
+
+	cfg->nr_peers = 1;
+	nla_for_each_nested(a, info->attrs[RMEM_A_DEV], rem) {
+		struct sockaddr_storage *ss = &cfg->peers[cfg->nr_peers];
+
+		if (nla_type(a) != RMEM_A_DEV_PEER)
+			continue;
+		if (cfg->nr_peers == RMEM_MAX_PEERS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "at most 8 servers (peer) per device");
+			return -E2BIG;
+		}
+		ret = nla_parse_nested(ptb, RMEM_A_PEER_MAX, a,
+				       rmem_peer_policy, info->extack);
+		if (ret)
+			return ret;
+		ret = rmem_nl_get_addr(info, a, ptb, RMEM_A_PEER_IPV4,
+				       RMEM_A_PEER_IPV6, RMEM_A_PEER_PORT, ss,
+				       "missing peer address");
+		if (ret)
+			return ret;
+		for (i = 0; i < cfg->nr_peers; i++) {
+			if (rmem_addr_same_host(&cfg->peers[i],
+						(struct sockaddr *)ss) &&
+			    rmem_addr_port(&cfg->peers[i]) ==
+			    rmem_addr_port(ss)) {
+				NL_SET_ERR_MSG_ATTR(info->extack, a,
+						    "the same server (address and port) is named twice");
+				return -EINVAL;
+			}
+		}
+		cfg->nr_peers++;
+	}
+	if (cfg->nr_peers == 1)
+		return 0;
+	if (!cfg->extent) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_PEER],
+				    "a device over several servers is thin: give its extent");
+		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[RMEM_A_DEV],
+				     RMEM_A_DEV_EXTENT);
+		return -EINVAL;
+	}
+	if (cfg->nr_poll_qps) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_POLL_QPS],
+				    "a device over several servers has no polled queues (poll-qps)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 			   struct rmem_dev_cfg *cfg)
 {
@@ -695,7 +763,7 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 
 	ret = rmem_nl_get_addr(info, nest, tb, RMEM_A_DEV_PEER_IPV4,
 			       RMEM_A_DEV_PEER_IPV6, RMEM_A_DEV_PEER_PORT,
-			       &cfg->peer, "missing peer address");
+			       &cfg->peers[0], "missing peer address");
 	if (!ret)
 		ret = rmem_nl_require(info, nest, tb, RMEM_A_DEV_SIZE,
 				      "missing device size");
@@ -801,6 +869,9 @@ static int rmem_nl_dev_cfg(struct genl_info *info, struct nlattr **tb,
 			return -EINVAL;
 		}
 	}
+	ret = rmem_nl_dev_peers(info, tb, cfg);
+	if (ret)
+		return ret;
 	if (tb[RMEM_A_DEV_NAME])
 		nla_strscpy(cfg->name, tb[RMEM_A_DEV_NAME], sizeof(cfg->name));
 	return rmem_nl_dev_auth(info, tb, cfg);

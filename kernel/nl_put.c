@@ -300,6 +300,38 @@ out_cancel:
 	return -EMSGSIZE;
 }
 
+/* One server of a device over several: an RMEM_A_DEV_PEER nest. */
+static int rmem_nl_put_peer(struct sk_buff *skb, struct rmem_dev *dev,
+			    struct rmem_sess *sess)
+{
+	enum rmem_dev_state state = READ_ONCE(sess->state);
+	/* only while live: a lost connection's last reading may be stale */
+	u64 free = state == RMEM_DEV_STATE_LIVE ?
+		   READ_ONCE(sess->server_free) : U64_MAX;
+	struct nlattr *nest = nla_nest_start(skb, RMEM_A_DEV_PEER);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (rmem_nl_put_addr(skb, RMEM_A_PEER_IPV4, RMEM_A_PEER_IPV6,
+			     &sess->peer) ||
+	    nla_put_u16(skb, RMEM_A_PEER_PORT, rmem_addr_port(&sess->peer)) ||
+	    nla_put_u32(skb, RMEM_A_PEER_STATE, state) ||
+	    (free != U64_MAX &&
+	     nla_put_u64_64bit(skb, RMEM_A_PEER_SERVER_FREE, free,
+			       RMEM_A_PEER_PAD)) ||
+	    nla_put_u32(skb, RMEM_A_PEER_EXTENTS_HELD,
+			rmem_emap_held_by(dev, sess)) ||
+	    nla_put_u32(skb, RMEM_A_PEER_RECONNECTS,
+			READ_ONCE(sess->reconnects)) ||
+	    (sess->server_name[0] &&
+	     nla_put_string(skb, RMEM_A_PEER_SERVER_NAME, sess->server_name))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /**
  * rmem_nl_put_dev() - describe a device in an RMEM_A_DEV nest
  * @skb: message
@@ -315,6 +347,7 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 			  READ_ONCE(dev->sess->server_free) : U64_MAX;
 	struct rmem_stats st;
 	struct nlattr *nest, *sn;
+	unsigned int i;
 
 	rmem_dev_stats(dev, &st);
 	nest = nla_nest_start(skb, RMEM_A_DEV);
@@ -322,8 +355,9 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, RMEM_A_DEV_NAME, dev->name) ||
 	    rmem_nl_put_addr(skb, RMEM_A_DEV_PEER_IPV4, RMEM_A_DEV_PEER_IPV6,
-			     &dev->cfg.peer) ||
-	    nla_put_u16(skb, RMEM_A_DEV_PEER_PORT, rmem_addr_port(&dev->cfg.peer)) ||
+			     &dev->cfg.peers[0]) ||
+	    nla_put_u16(skb, RMEM_A_DEV_PEER_PORT,
+			rmem_addr_port(&dev->cfg.peers[0])) ||
 	    nla_put_u64_64bit(skb, RMEM_A_DEV_SIZE, dev->cfg.size,
 			      RMEM_A_DEV_PAD) ||
 	    (dev->cfg.volume[0] &&
@@ -368,6 +402,9 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	     nla_put_string(skb, RMEM_A_DEV_SERVER_NAME,
 			    dev->sess->server_name)))
 		goto out_cancel;
+	for (i = 0; dev->nr_sess > 1 && i < dev->nr_sess; i++)
+		if (rmem_nl_put_peer(skb, dev, dev->sessions[i]))
+			goto out_cancel;
 	sn = nla_nest_start(skb, RMEM_A_DEV_STATS);
 	if (!sn ||
 	    nla_put_u64_64bit(skb, RMEM_A_STATS_READS, st.reads, RMEM_A_STATS_PAD) ||

@@ -116,7 +116,9 @@ struct rmem_host_cfg {
 /**
  * struct rmem_dev_cfg - what DEV_ADD asks for
  * @name: device name, empty to pick the next free rmemN
- * @peer: server address and port
+ * @peers: the servers' addresses and ports, the first from the flat
+ *	attributes
+ * @nr_peers: servers (more than one: a thin device over several)
  * @size: bytes
  * @volume: volume name, empty for anonymous memory
  * @nr_qps: queue pairs (= hardware queues), 0 for the default
@@ -133,7 +135,8 @@ struct rmem_host_cfg {
  */
 struct rmem_dev_cfg {
 	char name[RMEM_NAME_MAX];
-	struct sockaddr_storage peer;
+	struct sockaddr_storage peers[RMEM_MAX_PEERS];
+	unsigned int nr_peers;
 	u64 size;
 	char volume[RMEM_VOLUME_MAX];
 	unsigned int nr_qps;

@@ -48,6 +48,18 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_EXTENT] = MNL_TYPE_U64,
 	[RMEM_A_DEV_EXTENTS_HELD] = MNL_TYPE_U32,
 	[RMEM_A_DEV_NOSPC_EXTENT] = MNL_TYPE_U32,
+	[RMEM_A_DEV_PEER] = MNL_TYPE_NESTED,
+};
+
+static const enum mnl_attr_data_type peer_policy[RMEM_A_PEER_MAX + 1] = {
+	[RMEM_A_PEER_IPV4] = MNL_TYPE_BINARY,
+	[RMEM_A_PEER_IPV6] = MNL_TYPE_BINARY,
+	[RMEM_A_PEER_PORT] = MNL_TYPE_U16,
+	[RMEM_A_PEER_STATE] = MNL_TYPE_U32,
+	[RMEM_A_PEER_SERVER_FREE] = MNL_TYPE_U64,
+	[RMEM_A_PEER_EXTENTS_HELD] = MNL_TYPE_U32,
+	[RMEM_A_PEER_SERVER_NAME] = MNL_TYPE_NUL_STRING,
+	[RMEM_A_PEER_RECONNECTS] = MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
@@ -124,7 +136,8 @@ static const char *const dev_state_names[] = {
 static void dev_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rmemctl dev add peer ADDR[:PORT] size SIZE [ volume VOL ]\n"
+		"Usage: rmemctl dev add peer ADDR[:PORT] [ peer ADDR[:PORT] ... ]\n"
+		"                       size SIZE [ volume VOL ]\n"
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
 		"                       [ read-split SIZE | read-split off ]\n"
@@ -332,6 +345,56 @@ static void print_duration(const char *key, const char *fmt,
 }
 
 /*
+ * The servers of a device over several (RMEM_A_DEV_PEER, multi-attr):
+ * a text line each, or the JSON array "peers".
+ */
+static int dev_print_peers(const struct nlattr *dev_nest)
+{
+	const struct nlattr *a;
+	bool any = false;
+
+	mnl_attr_for_each_nested(a, dev_nest) {
+		const struct nlattr *tb[RMEM_A_PEER_MAX + 1];
+		char buf[ADDR_STR_LEN];
+		struct inet_addr peer;
+
+		if (mnl_attr_get_type(a) != RMEM_A_DEV_PEER)
+			continue;
+		if (nl_parse_nested(a, tb, RMEM_A_PEER_MAX, peer_policy) < 0)
+			return -1;
+		if (!any)
+			open_json_array(PRINT_JSON, "peers");
+		any = true;
+		open_json_object(NULL);
+		print_string(PRINT_FP, NULL, "%s", NEXT_LINE);
+		if (!nl_get_addr(tb[RMEM_A_PEER_IPV4], tb[RMEM_A_PEER_IPV6],
+				 tb[RMEM_A_PEER_PORT], &peer))
+			print_string(PRINT_ANY, "peer", " peer %s",
+				     fmt_addr_port(buf, sizeof(buf), &peer));
+		if (tb[RMEM_A_PEER_STATE])
+			print_string(PRINT_ANY, "state", " state %s",
+				     dev_state_str(buf, sizeof(buf),
+						   mnl_attr_get_u32(tb[RMEM_A_PEER_STATE])));
+		if (tb[RMEM_A_PEER_SERVER_NAME])
+			print_string(PRINT_ANY, "server", " server %s",
+				     mnl_attr_get_str(tb[RMEM_A_PEER_SERVER_NAME]));
+		if (tb[RMEM_A_PEER_EXTENTS_HELD])
+			print_uint(PRINT_ANY, "extents_held", " held %u",
+				   mnl_attr_get_u32(tb[RMEM_A_PEER_EXTENTS_HELD]));
+		if (tb[RMEM_A_PEER_SERVER_FREE])
+			print_size(PRINT_ANY, "server_free", " server-free %s",
+				   mnl_attr_get_u64(tb[RMEM_A_PEER_SERVER_FREE]));
+		if (tb[RMEM_A_PEER_RECONNECTS])
+			print_uint(PRINT_ANY, "reconnects", " reconnects %u",
+				   mnl_attr_get_u32(tb[RMEM_A_PEER_RECONNECTS]));
+		close_json_object();
+	}
+	if (any)
+		close_json_array(PRINT_JSON, NULL);
+	return 0;
+}
+
+/*
  * One device: two lines of text, and with @stats (dev show -s, events) a
  * third with the counters and one per latency histogram with requests;
  * or one JSON object, which always has the counters.
@@ -453,7 +516,9 @@ static int dev_print(const struct nlattr *nest, bool stats)
 			     auth ? "authenticated" : "unauthenticated");
 	}
 
-	if (tb[RMEM_A_DEV_STATS] && (stats || is_json_context()))
+	if (tb[RMEM_A_DEV_PEER] && dev_print_peers(nest) < 0)
+		ret = -1;
+	if (!ret && tb[RMEM_A_DEV_STATS] && (stats || is_json_context()))
 		ret = dev_print_stats(tb[RMEM_A_DEV_STATS]);
 	print_nl();
 	close_json_object();
@@ -575,7 +640,8 @@ static int parse_read_split(const char *val, uint32_t *split)
 }
 
 /*
- * dev add peer ADDR[:PORT] size SIZE [volume VOL] [qps N] [poll-qps N]
+ * dev add peer ADDR[:PORT] [peer ADDR[:PORT] ...] size SIZE [volume VOL]
+ *	[qps N] [poll-qps N]
  *	[queue-depth N] [keepalive TIME] [loss-timeout TIME]
  *	[read-split SIZE|off] [read-depth N] [extent SIZE] [host ID]
  *	[key-file FILE | key-desc DESC] [name DEV]
@@ -594,8 +660,9 @@ static int dev_add(struct rmemctl *ctl)
 	uint32_t split = 0, rdepth = 0;
 	char id[RMEM_HOST_ID_MAX];
 	uint8_t key[RMEM_KEY_LEN];
-	struct inet_addr peer;
-	struct nlattr *nest;
+	struct inet_addr peers[RMEM_MAX_PEERS];
+	unsigned int nr_peers = 0, i;
+	struct nlattr *nest, *pn;
 	uint64_t size = 0, extent = 0;
 	bool has_key;
 	struct nl *nl;
@@ -607,10 +674,18 @@ static int dev_add(struct rmemctl *ctl)
 			return 0;
 		}
 		if (!strcmp(word, "peer")) {
-			val = arg_value(ctl, word, &has_peer);
-			if (!val || parse_addr_port(val, RMEM_DEFAULT_PORT,
-						    &peer) < 0)
+			/* repeatable: one device over several servers */
+			val = arg_value(ctl, word, NULL);
+			if (val && nr_peers == RMEM_MAX_PEERS) {
+				pr_err("peer %s: at most %d servers per device",
+				       val, RMEM_MAX_PEERS);
 				return -1;
+			}
+			if (!val || parse_addr_port(val, RMEM_DEFAULT_PORT,
+						    &peers[nr_peers]) < 0)
+				return -1;
+			nr_peers++;
+			has_peer = true;
 		} else if (!strcmp(word, "size")) {
 			val = arg_value(ctl, word, &has_size);
 			if (!val || parse_size(val, &size) < 0)
@@ -695,7 +770,13 @@ static int dev_add(struct rmemctl *ctl)
 		return -1;
 	nest = dev_msg(nl, RMEM_CMD_DEV_ADD, name);
 	nl_put_addr(nl, RMEM_A_DEV_PEER_IPV4, RMEM_A_DEV_PEER_IPV6,
-		    RMEM_A_DEV_PEER_PORT, &peer);
+		    RMEM_A_DEV_PEER_PORT, &peers[0]);
+	for (i = 1; i < nr_peers; i++) {
+		pn = nl_nest_start(nl, RMEM_A_DEV_PEER);
+		nl_put_addr(nl, RMEM_A_PEER_IPV4, RMEM_A_PEER_IPV6,
+			    RMEM_A_PEER_PORT, &peers[i]);
+		nl_nest_end(nl, pn);
+	}
 	nl_put_u64(nl, RMEM_A_DEV_SIZE, size);
 	if (volume)
 		nl_put_strz(nl, RMEM_A_DEV_VOLUME, volume);

@@ -45,14 +45,16 @@ unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 }
 
 /*
- * Whether I/O that cannot go out now waits rather than fails: the device
- * is reconnecting, or live but about to notice its connection is gone.
+ * Whether I/O that cannot go out now waits rather than fails: the session
+ * that would carry it is reconnecting, or live but about to notice its
+ * connection is gone.
  * Not for failfast I/O (md and dm-multipath members): it fails at once
  * so the layer above can use another leg.
  */
-static bool rmem_dev_holds_io(struct rmem_dev *dev, struct request *rq)
+static bool rmem_sess_holds_io(struct rmem_sess *sess, struct request *rq)
 {
-	unsigned int state = rmem_dev_state(dev);
+	struct rmem_dev *dev = sess->dev;
+	unsigned int state = READ_ONCE(sess->state);
 
 	return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
 	       !blk_noretry_request(rq) &&
@@ -68,14 +70,14 @@ static bool rmem_rq_budget_left(const struct rmem_req *cmd)
 
 /*
  * Whether a failed request goes again once the device has reconnected:
- * it may wait (rmem_dev_holds_io()), and a failure of its own (not of the
+ * it may wait (rmem_sess_holds_io()), and a failure of its own (not of the
  * connection) has not yet used up its retry budget.
  */
-static bool rmem_rq_goes_again(struct rmem_dev *dev, struct request *rq)
+static bool rmem_rq_goes_again(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 
-	return cmd->status && rmem_dev_holds_io(dev, rq) &&
+	return cmd->status && rmem_sess_holds_io(cmd->queue->sess, rq) &&
 	       (!cmd->hard_error || rmem_rq_budget_left(cmd));
 }
 
@@ -223,6 +225,23 @@ static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
 		rmem_rdma_failed(cmd, wc->status);
 }
 
+/*
+ * Post the batches of a hardware queue: its queue pair's in each session
+ * (one batch per queue pair: one doorbell rings one queue pair).
+ */
+static void rmem_commit_all(struct rmem_queue *queue)
+{
+	struct rmem_dev *dev = queue->dev;
+	unsigned int k;
+
+	if (dev->nr_sess == 1) {
+		rmem_commit_batch(queue);
+		return;
+	}
+	for (k = 0; k < dev->nr_sess; k++)
+		rmem_commit_batch(&dev->sessions[k]->queues[queue->index]);
+}
+
 /* One request: into the queue's batch, or done with at once. */
 static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 				   struct request *rq)
@@ -230,6 +249,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	struct rmem_dev *dev = queue->dev;
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
+	struct rmem_queue *owner = queue;
 	u32 zero_len = 0;
 	enum ib_wr_opcode op;
 	blk_status_t ret;
@@ -247,10 +267,17 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 		cmd->start_ns = rmem_lat_now();
 		rq->rq_flags |= RQF_DONTPREP;
 	}
-	if (unlikely(READ_ONCE(queue->sess->state) != RMEM_DEV_STATE_LIVE ||
-		     !READ_ONCE(queue->connected))) {
+	/*
+	 * Over several servers, the one holding the extent (none yet: the
+	 * extent worker places it); checked again once the map is read.
+	 */
+	if (dev->nr_sess > 1)
+		owner = rmem_emap_queue(dev, queue, rq);
+	if (owner &&
+	    unlikely(READ_ONCE(owner->sess->state) != RMEM_DEV_STATE_LIVE ||
+		     !READ_ONCE(owner->connected))) {
 		/* a lost connection holds I/O until reconnected or dead */
-		if (rmem_dev_holds_io(dev, rq))
+		if (rmem_sess_holds_io(owner->sess, rq))
 			return BLK_STS_RESOURCE;
 		atomic64_inc(&dev->errors);
 		return BLK_STS_IOERR;
@@ -312,6 +339,18 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	/* a thin device's extent without memory: zeros, or wait for it */
 	if (dev->emap && rmem_emap_queue_rq(dev, rq))
 		return BLK_STS_OK;
+	if (dev->nr_sess > 1) {
+		queue = rmem_emap_queue(dev, queue, rq);
+		/* its server changed state, or it was placed, since the look */
+		if (unlikely(!queue || queue != owner)) {
+			/* through the completion path: held, or failed */
+			cmd->queue = queue ?: owner ?: cmd->queue;
+			cmd->status = BLK_STS_IOERR;
+			blk_mq_complete_request(rq);
+			return BLK_STS_OK;
+		}
+		cmd->queue = queue;
+	}
 	trace_rmem_rq_issue(dev->name, queue->index, rq);
 	if (!zero_len) {
 		ret = rmem_map_data(dev, rq, cmd);
@@ -366,7 +405,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 	blk_status_t ret = rmem_queue_one(queue, bd->rq);
 
 	if (bd->last)
-		rmem_commit_batch(queue);
+		rmem_commit_all(queue);
 	return ret;
 }
 
@@ -384,7 +423,7 @@ static void rmem_complete_rq(struct request *rq)
 	 * reconnect would also restart the loss timeout).  The kick makes
 	 * sure a request requeued after the device's last kick still goes.
 	 */
-	if (rmem_rq_goes_again(dev, rq)) {
+	if (rmem_rq_goes_again(rq)) {
 		cmd->retries += cmd->hard_error;
 		blk_mq_requeue_request(rq, true);
 		return;
@@ -592,7 +631,7 @@ static int rmem_init_request(struct blk_mq_tag_set *set, struct request *rq,
  */
 static void rmem_commit_rqs(struct blk_mq_hw_ctx *hctx)
 {
-	rmem_commit_batch(hctx->driver_data);
+	rmem_commit_all(hctx->driver_data);
 }
 
 static const struct blk_mq_ops rmem_mq_ops = {
@@ -620,7 +659,15 @@ static struct rmem_dev *rmem_dev_of(struct device *d)
 static ssize_t peer_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%pISpc\n", &rmem_dev_of(d)->cfg.peer);
+	struct rmem_dev *dev = rmem_dev_of(d);
+	unsigned int i;
+	int len = 0;
+
+	/* its servers, space separated */
+	for (i = 0; i < dev->cfg.nr_peers; i++)
+		len += sysfs_emit_at(buf, len, "%s%pISpc", i ? " " : "",
+				     &dev->cfg.peers[i]);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(peer);
 
@@ -694,15 +741,20 @@ static ssize_t qp_requests_show(struct device *d,
 				struct device_attribute *attr, char *buf)
 {
 	struct rmem_dev *dev = rmem_dev_of(d);
-	unsigned int i;
+	unsigned int i, k;
 	int len = 0;
 
 	for (i = 0; i < dev->nr_queues; i++) {
-		const struct rmem_stats *st = &dev->queue_io[i].stats;
+		u64 n = 0;
 
-		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
-				     READ_ONCE(st->reads) + READ_ONCE(st->writes) +
-				     READ_ONCE(st->zeroes));
+		for (k = 0; k < dev->nr_sess; k++) {
+			const struct rmem_stats *st;
+
+			st = &dev->queue_io[k * dev->nr_queues + i].stats;
+			n += READ_ONCE(st->reads) + READ_ONCE(st->writes) +
+			     READ_ONCE(st->zeroes);
+		}
+		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "", n);
 	}
 	return len + sysfs_emit_at(buf, len, "\n");
 }
@@ -739,6 +791,12 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 				  dev->max_sge * RMEM_WRS_PER_RQ);
 	/* one work request is kept spare for a chunk boundary */
 	u64 zero_max = (u64)(RMEM_WRS_PER_RQ - 1) * dev->max_sge * RMEM_ZERO_BUF;
+	u64 chunk = dev->sess->chunk_size;
+	unsigned int k;
+
+	/* the smallest chunk of its servers' */
+	for (k = 1; k < dev->nr_sess; k++)
+		chunk = min(chunk, dev->sessions[k]->chunk_size);
 
 	/*
 	 * No larger than a chunk: it then crosses at most one boundary.  No
@@ -746,8 +804,7 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 * completion as proof of life (recovery.c), so no single request may
 	 * take much longer than another on a slow link.
 	 */
-	zero_max = min_t(u64, min_t(u64, zero_max, SZ_1M),
-			 dev->sess->chunk_size);
+	zero_max = min_t(u64, min_t(u64, zero_max, SZ_1M), chunk);
 	/*
 	 * Kernels without limits at allocation get exactly these fields
 	 * through their setters (compat.h): a field set here must be added
@@ -763,8 +820,13 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 * block layer refuse REQ_NOWAIT bios with -EAGAIN, and Linux 6.1's
 	 * io_uring loses such polled (IOPOLL) requests at queue depth > 1.
 	 */
-	lim->max_hw_sectors = min_t(u64, SZ_1M, dev->sess->chunk_size) >>
-			      SECTOR_SHIFT;
+	lim->max_hw_sectors = min_t(u64, SZ_1M, chunk) >> SECTOR_SHIFT;
+	/*
+	 * Over several servers a request stays in one extent: one server.
+	 * That device has no polled queues (netlink.c).
+	 */
+	if (dev->nr_sess > 1)
+		lim->chunk_sectors = dev->cfg.extent >> SECTOR_SHIFT;
 	lim->max_segments = segs;
 	/* a discard sends nothing: any size costs the same */
 	lim->max_hw_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
@@ -814,11 +876,13 @@ u64 rmem_dev_memory(const struct rmem_dev *dev)
 	return (u64)dev->nr_queues * dev->cfg.queue_depth * rq +
 	       (u64)rmem_ext_reserve(dev) *
 	       kmalloc_size_roundup(sizeof(struct rmem_req_ext)) +
-	       RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
-	       kmalloc_size_roundup(array_size(dev->nr_queues,
-					       sizeof(struct rmem_queue_io))) +
-	       (u64)dev->sess->nr_chunks * sizeof(*dev->sess->chunks) +
-	       RMEM_ZERO_BUF + sizeof(*dev) + sizeof(*dev->sess);
+	       dev->nr_sess * RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
+	       kmalloc_size_roundup(array3_size(dev->nr_sess, dev->nr_queues,
+						sizeof(struct rmem_queue_io))) +
+	       (u64)dev->nr_sess * (dev->sess->nr_chunks *
+				     sizeof(*dev->sess->chunks) +
+				     sizeof(*dev->sess)) +
+	       RMEM_ZERO_BUF + sizeof(*dev);
 }
 
 /**

@@ -43,17 +43,6 @@ void rmem_dev_announce(struct rmem_dev *dev)
 	memalloc_noio_restore(noio);
 }
 
-/* Return: the state before. */
-static enum rmem_dev_state rmem_dev_set_state(struct rmem_dev *dev,
-					      enum rmem_dev_state s)
-{
-	enum rmem_dev_state old = xchg(&dev->sess->state, s);
-
-	if (old != s)
-		rmem_dev_announce(dev);
-	return old;
-}
-
 /* Free what a session holds; its queue pairs and the device's IB are gone. */
 static void rmem_sess_free(struct rmem_sess *sess)
 {
@@ -71,12 +60,14 @@ static void rmem_sess_free(struct rmem_sess *sess)
 
 static void rmem_dev_free(struct rmem_dev *dev)
 {
-	struct rmem_sess *sess = dev->sess;
+	unsigned int i;
 
-	/* no extent worker may look at the session from here */
+	/* no extent worker may look at the sessions from here */
 	if (dev->emap)
 		cancel_delayed_work_sync(&dev->emap->work);
-	if (sess) {
+	for (i = 0; i < dev->nr_sess; i++) {
+		struct rmem_sess *sess = dev->sessions[i];
+
 		rmem_sess_recovery_stop(sess);
 		rmem_sess_destroy_queues(sess);
 		/*
@@ -89,8 +80,8 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	rmem_blk_free(dev);
 	/* also unmaps what a failed table read left mapped: all drained now */
 	rmem_dev_release_ib(dev);
-	if (sess)
-		rmem_sess_free(sess);
+	for (i = 0; i < dev->nr_sess; i++)
+		rmem_sess_free(dev->sessions[i]);
 	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	kfree(dev->zero);
 	kvfree(dev->queue_io);
@@ -139,7 +130,8 @@ static int rmem_dev_pick_index(const char *name, struct netlink_ext_ack *extack)
 
 /* A session with the server at @peer, connecting; no queue pair yet. */
 static struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
-					 const struct sockaddr_storage *peer)
+					 const struct sockaddr_storage *peer,
+					 unsigned int index)
 {
 	struct rmem_sess *sess;
 	unsigned int i;
@@ -148,6 +140,7 @@ static struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
 	if (!sess)
 		return NULL;
 	sess->dev = dev;
+	sess->index = index;
 	sess->peer = *peer;
 	rmem_sess_recovery_init(sess);
 	init_completion(&sess->ctl_done);
@@ -177,22 +170,29 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 				       struct netlink_ext_ack *extack)
 {
 	struct rmem_dev *dev;
+	unsigned int i;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	dev->index = -1;
 	dev->cfg = *cfg;
+	mutex_init(&dev->ib_lock);
 	if (!dev->cfg.queue_depth)
 		dev->cfg.queue_depth = rmem_default_queue_depth;
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
-	dev->sess = rmem_sess_alloc(dev, &cfg->peer);
-	if (!dev->zero || !dev->sess ||
-	    (cfg->extent && (rmem_emap_alloc(dev) ||
-			     rmem_sess_ext_init(dev->sess)))) {
-		rmem_dev_free(dev);
-		return ERR_PTR(-ENOMEM);
+	if (!dev->zero || (cfg->extent && rmem_emap_alloc(dev)))
+		goto out_nomem;
+	for (i = 0; i < cfg->nr_peers; i++) {
+		struct rmem_sess *sess = rmem_sess_alloc(dev, &cfg->peers[i], i);
+
+		if (!sess)
+			goto out_nomem;
+		dev->sessions[dev->nr_sess++] = sess;
+		if (cfg->extent && rmem_sess_ext_init(sess))
+			goto out_nomem;
 	}
+	dev->sess = dev->sessions[0];
 	dev->index = rmem_dev_pick_index(cfg->name, extack);
 	if (dev->index < 0) {
 		int ret = dev->index;
@@ -202,6 +202,10 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	}
 	snprintf(dev->name, sizeof(dev->name), "rmem%d", dev->index);
 	return dev;
+
+out_nomem:
+	rmem_dev_free(dev);
+	return ERR_PTR(-ENOMEM);
 }
 
 static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave);
@@ -252,6 +256,42 @@ static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
 	return 0;
 }
 
+/*
+ * Open a session, in the newest protocol version, or once more in an
+ * older server's.  On error *@bad_attr names the attribute a refusal is
+ * about, or is 0.
+ */
+static int rmem_sess_open(struct rmem_sess *sess, int *bad_attr,
+			  struct netlink_ext_ack *extack)
+{
+	struct rmem_dev *dev = sess->dev;
+	int ret;
+
+	ret = rmem_sess_connect(sess, bad_attr, extack);
+	if (ret == -EPROTONOSUPPORT && sess->version_refused &&
+	    dev->cfg.extent) {
+		NL_SET_ERR_MSG(extack,
+			       "the server speaks rmem protocol version 3: a thin device (extent) needs version 4");
+	} else if (ret == -EPROTONOSUPPORT && sess->version_refused) {
+		/*
+		 * An older server: once more, in the version it speaks, on
+		 * the same RDMA device (its limits sized the queues).  The
+		 * drain flushed the first READY receive into ctl_done.
+		 */
+		pr_info("%s: server %pISpc speaks protocol version %u; using it\n",
+			dev->name, &sess->peer, sess->version_refused);
+		rmem_sess_destroy_queues(sess);
+		sess->queues[0].closing = false;
+		sess->wire_version = sess->version_refused;
+		sess->version_refused = 0;
+		rmem_ctl_arm(sess);
+		/* not the first attempt's "another protocol version" */
+		extack->_msg = NULL;
+		ret = rmem_sess_connect(sess, bad_attr, extack);
+	}
+	return ret;
+}
+
 /**
  * rmem_dev_add() - attach remote memory as a new block device
  * @cfg: peer, size, volume, queue pairs, queue depth, name
@@ -273,37 +313,28 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		 struct netlink_ext_ack *extack, struct sk_buff *reply)
 {
 	struct rmem_dev *dev;
-	bool lost;
+	bool lost = false;
+	unsigned int i;
 	int ret;
 
 	*bad_attr = RMEM_A_DEV_NAME;
 	dev = rmem_dev_alloc(cfg, extack);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	ret = rmem_sess_connect(dev->sess, bad_attr, extack);
-	if (ret == -EPROTONOSUPPORT && dev->sess->version_refused &&
-	    dev->cfg.extent) {
-		NL_SET_ERR_MSG(extack,
-			       "the server speaks rmem protocol version 3: a thin device (extent) needs version 4");
-	} else if (ret == -EPROTONOSUPPORT && dev->sess->version_refused) {
-		/*
-		 * An older server: once more, in the version it speaks, on
-		 * the same RDMA device (its limits sized the queues).  The
-		 * drain flushed the first READY receive into ctl_done.
-		 */
-		pr_info("%s: server %pISpc speaks protocol version %u; using it\n",
-			dev->name, &dev->sess->peer, dev->sess->version_refused);
-		rmem_sess_destroy_queues(dev->sess);
-		dev->sess->queues[0].closing = false;
-		dev->sess->wire_version = dev->sess->version_refused;
-		dev->sess->version_refused = 0;
-		rmem_ctl_arm(dev->sess);
-		/* not the first attempt's "another protocol version" */
-		extack->_msg = NULL;
-		ret = rmem_sess_connect(dev->sess, bad_attr, extack);
+	for (i = 0; i < dev->nr_sess; i++) {
+		ret = rmem_sess_open(dev->sessions[i], bad_attr, extack);
+		if (ret) {
+			/* which server, where the message cannot say it */
+			if (i)
+				*bad_attr = RMEM_A_DEV_PEER;
+			if (dev->nr_sess > 1)
+				pr_info("%s: attaching to server %pISpc failed: %d\n",
+					dev->name, &dev->sessions[i]->peer, ret);
+			goto out_free_dev;
+		}
 	}
-	if (ret)
-		goto out_free_dev;
+	/* every session proved the host key: no use for it any more */
+	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	ret = rmem_blk_create(dev);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot create the block device");
@@ -333,7 +364,8 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		return -ENODEV;
 	}
 	WRITE_ONCE(dev->registered, true);
-	lost = cancel_work_sync(&dev->sess->fail_work);
+	for (i = 0; i < dev->nr_sess; i++)
+		lost |= cancel_work_sync(&dev->sessions[i]->fail_work);
 	if (lost || rmem_dev_state(dev) == RMEM_DEV_STATE_DEAD) {
 		NL_SET_ERR_MSG(extack,
 			       "lost the connection to the server while adding the disk");
@@ -342,6 +374,12 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		mutex_unlock(&rmem_devs_lock);
 		return -ECONNRESET;
 	}
+	for (i = 1; i < dev->nr_sess; i++)
+		pr_info("%s: also over %pISpc, %llu KiB chunks, %s\n",
+			dev->name, &dev->sessions[i]->peer,
+			dev->sessions[i]->chunk_size >> 10,
+			dev->sessions[i]->proven ? "authenticated" :
+						   "not authenticated");
 	pr_info("%s: %llu MiB at %pISpc%s%s, %u queue pairs, queue depth %u, %llu KiB chunks, %s\n",
 		dev->name, dev->cfg.size >> 20, &dev->sess->peer,
 		dev->cfg.volume[0] ? ", volume " : "", dev->cfg.volume,
@@ -355,16 +393,20 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	return ret;
 
 out_free_dev:
-	WRITE_ONCE(dev->sess->state, RMEM_DEV_STATE_DEAD);
+	for (i = 0; i < dev->nr_sess; i++)
+		WRITE_ONCE(dev->sessions[i]->state, RMEM_DEV_STATE_DEAD);
 	/*
 	 * The ids and the RDMA device first: its removal may wait for them
 	 * (LEAVE needs neither: no queue pair, signed by the CPU).
 	 */
-	rmem_sess_recovery_stop(dev->sess);
-	rmem_sess_destroy_queues(dev->sess);
+	for (i = 0; i < dev->nr_sess; i++) {
+		rmem_sess_recovery_stop(dev->sessions[i]);
+		rmem_sess_destroy_queues(dev->sessions[i]);
+	}
 	rmem_dev_release_ib(dev);
 	/* if READY came, the server holds the session for a reconnect */
-	rmem_sess_leave(dev->sess);
+	for (i = 0; i < dev->nr_sess; i++)
+		rmem_sess_leave(dev->sessions[i]);
 	rmem_dev_free(dev);
 	return ret;
 }
@@ -376,7 +418,8 @@ out_free_dev:
  */
 static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 {
-	bool live;
+	unsigned long live = 0;
+	unsigned int i;
 
 	list_del(&dev->node);
 	/*
@@ -385,18 +428,27 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 	 * ends it before its hold time (one that finds the device deleting
 	 * ends it itself, rmem_sess_reconnected_late()).
 	 */
-	live = rmem_dev_set_state(dev, RMEM_DEV_STATE_DELETING) ==
-	       RMEM_DEV_STATE_LIVE;
-	rmem_sess_recovery_stop(dev->sess);
+	for (i = 0; i < dev->nr_sess; i++) {
+		struct rmem_sess *sess = dev->sessions[i];
+
+		if (xchg(&sess->state, RMEM_DEV_STATE_DELETING) ==
+		    RMEM_DEV_STATE_LIVE)
+			live |= BIT(i);
+	}
+	rmem_dev_announce(dev);
+	for (i = 0; i < dev->nr_sess; i++)
+		rmem_sess_recovery_stop(dev->sessions[i]);
 	/* requests held for a reconnect, or for an extent, fail now */
 	rmem_dev_resume_io(dev);
 	rmem_emap_stop(dev);
 	/* with force, a dead peer must not hold del_gendisk up */
 	if (force)
-		rmem_sess_abort_queues(dev->sess);
+		for (i = 0; i < dev->nr_sess; i++)
+			rmem_sess_abort_queues(dev->sessions[i]);
 	rmem_blk_remove(dev);
-	if (live || leave)
-		rmem_sess_leave(dev->sess);
+	for (i = 0; i < dev->nr_sess; i++)
+		if ((live & BIT(i)) || leave)
+			rmem_sess_leave(dev->sessions[i]);
 	pr_info("%s: detached\n", dev->name);
 	rmem_dev_free(dev);
 }
@@ -450,7 +502,7 @@ static void rmem_dev_stats_sum(struct rmem_dev *dev, struct rmem_stats *st)
 	unsigned int i, d, b;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < dev->nr_queues; i++) {
+	for (i = 0; i < dev->nr_sess * dev->nr_queues; i++) {
 		const struct rmem_stats *q = &dev->queue_io[i].stats;
 
 		st->reads += READ_ONCE(q->reads);
@@ -529,7 +581,7 @@ int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
 		return -ENODEV;
 	}
 	/* the longest first: a request counted after it is kept whole */
-	for (i = 0; i < dev->nr_queues; i++)
+	for (i = 0; i < dev->nr_sess * dev->nr_queues; i++)
 		for (d = 0; d < RMEM_LAT_DIRS; d++)
 			WRITE_ONCE(dev->queue_io[i].stats.lat_max_ns[d], 0);
 	/* summed aside, then copied: a notification never sees it zeroed */
@@ -610,6 +662,7 @@ bool rmem_client_ibdev_usable(struct ib_device *ibdev)
 static void rmem_client_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct rmem_dev *dev;
+	unsigned int i;
 
 	/* first: no reconnect attempt may take it again */
 	ib_set_client_data(ibdev, &rmem_ib_client, NULL);
@@ -619,7 +672,8 @@ static void rmem_client_ib_remove(struct ib_device *ibdev, void *client_data)
 			continue;
 		pr_warn("%s: RDMA device %s is being removed\n", dev->name,
 			dev_name(&ibdev->dev));
-		rmem_sess_ib_removed(dev->sess, ibdev);
+		for (i = 0; i < dev->nr_sess; i++)
+			rmem_sess_ib_removed(dev->sessions[i], ibdev);
 	}
 	mutex_unlock(&rmem_devs_lock);
 }

@@ -229,6 +229,8 @@ struct rmem_remote_chunk {
  * @nr: extents
  * @state: per extent, unwritten, present, freeing, giving or sent
  *	(release/acquire)
+ * @owner: per extent with memory, the index of the session whose server
+ *	holds it (written before @state publishes it)
  * @held: extents present
  * @lock: protects @waiting
  * @waiting: started requests waiting for an extent (rq->queuelist)
@@ -248,6 +250,7 @@ struct rmem_emap {
 	unsigned int shift;
 	unsigned int nr;
 	u32 *state;
+	u8 *owner;
 	atomic_t held;
 	spinlock_t lock;	/* @waiting */
 	struct list_head waiting;
@@ -267,6 +270,7 @@ struct rmem_sess_ext;
  *	(client_conn.c), its handshake (handshake.c) and its loss and
  *	reconnect (recovery.c)
  * @dev: the device
+ * @index: its place in the device's sessions
  * @peer: the server's address and port
  * @src: this host's address of queue pair 0's last connection, port 0: the
  *	server takes LEAVE only from the session's address
@@ -353,6 +357,7 @@ struct rmem_sess_ext;
  */
 struct rmem_sess {
 	struct rmem_dev *dev;
+	unsigned int index;
 	struct sockaddr_storage peer;
 	struct sockaddr_storage src;
 	struct rmem_queue *queues;
@@ -429,15 +434,19 @@ struct rmem_sess {
  * @name: rmemN
  * @index: N
  * @cfg: what DEV_ADD asked for, with defaults filled in
- * @sess: its session with the server (Documentation/multi-server.rst:
- *	one per server, later)
- * @ibdev: RDMA device reaching the server
+ * @sess: its session with the (first) server: @sessions[0]
+ * @sessions: its sessions, one per server (Documentation/multi-server.rst)
+ * @nr_sess: their number; more than one only on a thin device
+ * @ib_lock: serialises setting up and letting go of @ibdev, @pd and the
+ *	DMA mappings (the sessions connect and reconnect on their own)
+ * @ibdev: RDMA device reaching the servers (one for all)
  * @pd: protection domain of all queue pairs
  * @nr_queues: queue pairs of each session (hardware queues):
  *	interrupt-driven ones first, then @nr_poll polled ones
  * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of them
- * @queue_io: what each hardware queue's I/O writes, @nr_queues of them on
- *	the RDMA device's NUMA node, from the first connect of queue pair 0
+ * @queue_io: what each queue pair's I/O writes, @nr_queues for each
+ *	session (session k's queue i at k * @nr_queues + i) on the RDMA
+ *	device's NUMA node, from the first connect of queue pair 0
  * @emap: a thin device's extent map (cfg.extent), else NULL
  * @max_sge: scatter/gather entries per work request
  * @read_tail: the device is Soft-RoCE: a READ request ends with a small
@@ -464,6 +473,9 @@ struct rmem_dev {
 	int index;
 	struct rmem_dev_cfg cfg;
 	struct rmem_sess *sess;
+	struct rmem_sess *sessions[RMEM_MAX_PEERS];
+	unsigned int nr_sess;
+	struct mutex ib_lock;	/* @ibdev, @pd, DMA mappings */
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
 	unsigned int nr_queues;
@@ -485,10 +497,29 @@ struct rmem_dev {
 	struct rmem_stats stats_base;
 };
 
-/* The state of a device: that of its session. */
+/*
+ * The state of a device: that of its session; over several servers the
+ * first of deleting, dead (some memory is lost), reconnecting,
+ * connecting that one of them is in, else live.
+ */
 static inline enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
 {
-	return READ_ONCE(dev->sess->state);
+	static const u8 rank[] = {
+		[RMEM_DEV_STATE_LIVE] = 0,
+		[RMEM_DEV_STATE_CONNECTING] = 1,
+		[RMEM_DEV_STATE_RECONNECTING] = 2,
+		[RMEM_DEV_STATE_DEAD] = 3,
+		[RMEM_DEV_STATE_DELETING] = 4,
+	};
+	enum rmem_dev_state s = READ_ONCE(dev->sess->state), t;
+	unsigned int i;
+
+	for (i = 1; i < dev->nr_sess; i++) {
+		t = READ_ONCE(dev->sessions[i]->state);
+		if (rank[t] > rank[s])
+			s = t;
+	}
+	return s;
 }
 
 /**
@@ -578,9 +609,13 @@ static inline unsigned int rmem_ctl_wrs(const struct rmem_dev *dev)
 int rmem_emap_alloc(struct rmem_dev *dev);
 void rmem_emap_free(struct rmem_dev *dev);
 unsigned int rmem_emap_held(const struct rmem_dev *dev);
+unsigned int rmem_emap_held_by(const struct rmem_dev *dev,
+			       const struct rmem_sess *sess);
 bool rmem_emap_table_ok(struct rmem_sess *sess);
 void rmem_emap_load_table(struct rmem_sess *sess);
 bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq);
+struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
+				   struct rmem_queue *queue, struct request *rq);
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);
 void rmem_emap_work(struct work_struct *work);
@@ -625,6 +660,7 @@ void rmem_sess_disconnect(struct rmem_sess *sess);
 void rmem_sess_destroy_queues(struct rmem_sess *sess);
 void rmem_sess_leave(struct rmem_sess *sess);
 void rmem_dev_release_ib(struct rmem_dev *dev);
+void rmem_dev_drop_removed_ib(struct rmem_dev *dev);
 
 /* client.c */
 void rmem_dev_announce(struct rmem_dev *dev);

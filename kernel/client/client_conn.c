@@ -104,20 +104,51 @@ static void rmem_sess_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
  * a device being removed waits for.  The next connect sets them up again
  * on the device its route leads to.
  */
-void rmem_dev_release_ib(struct rmem_dev *dev)
+static void __rmem_dev_release_ib(struct rmem_dev *dev)
 {
 	struct ib_device *ibdev = dev->ibdev;
+	unsigned int i;
 
 	if (!ibdev)
 		return;
-	if (dev->sess)
-		rmem_sess_unmap(dev->sess, ibdev);
+	for (i = 0; i < dev->nr_sess; i++)
+		rmem_sess_unmap(dev->sessions[i], ibdev);
 	rmem_dma_unmap(ibdev, &dev->zero_dma, RMEM_ZERO_BUF, DMA_TO_DEVICE);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	dev->pd = NULL;
 	dev->ibdev = NULL;
 	ib_device_put(ibdev);
+}
+
+/**
+ * rmem_dev_drop_removed_ib() - let go of an RDMA device going away
+ * @dev: the device; one of its sessions just tore its queue pairs down
+ *
+ * Only once no session of @dev has a queue pair on it: the removal
+ * tears the others down too.
+ */
+void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
+{
+	unsigned int i, k;
+
+	mutex_lock(&dev->ib_lock);
+	if (!dev->ibdev || rmem_client_ibdev_usable(dev->ibdev))
+		goto out_unlock;
+	for (k = 0; k < dev->nr_sess; k++)
+		for (i = 0; i < dev->nr_queues; i++)
+			if (READ_ONCE(dev->sessions[k]->queues[i].cm_id))
+				goto out_unlock;
+	__rmem_dev_release_ib(dev);
+out_unlock:
+	mutex_unlock(&dev->ib_lock);
+}
+
+void rmem_dev_release_ib(struct rmem_dev *dev)
+{
+	mutex_lock(&dev->ib_lock);
+	__rmem_dev_release_ib(dev);
+	mutex_unlock(&dev->ib_lock);
 }
 
 /*
@@ -207,18 +238,23 @@ static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
 static int rmem_dev_alloc_queue_io(struct rmem_dev *dev,
 				   struct ib_device *ibdev)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	if (dev->queue_io)
 		return 0;
-	dev->queue_io = kvzalloc_node(array_size(dev->nr_queues,
-						 sizeof(*dev->queue_io)),
+	dev->queue_io = kvzalloc_node(array3_size(dev->nr_sess, dev->nr_queues,
+						  sizeof(*dev->queue_io)),
 				      GFP_KERNEL, ibdev_to_node(ibdev));
 	if (!dev->queue_io)
 		return -ENOMEM;
-	for (i = 0; i < dev->nr_queues; i++) {
-		spin_lock_init(&dev->queue_io[i].batch_lock);
-		dev->sess->queues[i].io = &dev->queue_io[i];
+	for (k = 0; k < dev->nr_sess; k++) {
+		for (i = 0; i < dev->nr_queues; i++) {
+			struct rmem_queue_io *io;
+
+			io = &dev->queue_io[k * dev->nr_queues + i];
+			spin_lock_init(&io->batch_lock);
+			dev->sessions[k]->queues[i].io = io;
+		}
 	}
 	return 0;
 }
@@ -230,6 +266,7 @@ static int rmem_dev_alloc_queue_io(struct rmem_dev *dev,
 static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 {
 	struct ib_device *ibdev = id->device;
+	unsigned int i;
 	int ret;
 
 	/*
@@ -259,13 +296,15 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 			   &dev->zero_dma);
 	if (ret)
 		goto out_release;
-	ret = rmem_sess_map(dev->sess, ibdev);
-	if (ret)
-		goto out_release;
+	for (i = 0; i < dev->nr_sess; i++) {
+		ret = rmem_sess_map(dev->sessions[i], ibdev);
+		if (ret)
+			goto out_release;
+	}
 	return 0;
 
 out_release:
-	rmem_dev_release_ib(dev);
+	__rmem_dev_release_ib(dev);
 	return ret;
 }
 
@@ -311,13 +350,15 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 	unsigned int qd;
 	int ret;
 
-	if (!dev->ibdev) {
+	/* the sessions of a device share its RDMA device: one sets it up */
+	mutex_lock(&dev->ib_lock);
+	if (!dev->ibdev)
 		ret = rmem_dev_setup_ib(dev, queue->cm_id);
-		if (ret)
-			return ret;
-	} else if (dev->ibdev != ibdev) {
-		return -EXDEV;
-	}
+	else
+		ret = dev->ibdev != ibdev ? -EXDEV : 0;
+	mutex_unlock(&dev->ib_lock);
+	if (ret)
+		return ret;
 	queue->poll = queue->index >= dev->nr_queues - dev->nr_poll;
 	/*
 	 * max_qp_wr is not a promise for every shape of work request (mlx5

@@ -64,7 +64,10 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 	m->shift = ilog2(dev->cfg.extent);
 	m->nr = dev->cfg.size >> m->shift;
 	m->state = kvcalloc(m->nr, sizeof(*m->state), GFP_KERNEL);
-	if (!m->state) {
+	m->owner = kvcalloc(m->nr, sizeof(*m->owner), GFP_KERNEL);
+	if (!m->state || !m->owner) {
+		kvfree(m->state);
+		kvfree(m->owner);
 		kfree(m);
 		return -ENOMEM;
 	}
@@ -86,17 +89,25 @@ void rmem_emap_free(struct rmem_dev *dev)
 		return;
 	cancel_delayed_work_sync(&dev->emap->work);
 	kvfree(dev->emap->state);
+	kvfree(dev->emap->owner);
 	kfree(dev->emap);
 	dev->emap = NULL;
 }
 
-/* The chunk table entries are in place: the data path may use them. */
-static void rmem_emap_publish(struct rmem_emap *m, unsigned int e)
+/*
+ * The chunk table entries of session @sess are in place: the data path
+ * may use them.
+ */
+static void rmem_emap_publish(struct rmem_emap *m, unsigned int e,
+			      struct rmem_sess *sess)
 {
+	m->owner[e] = sess->index;
 	/* pairs with the acquire in rmem_emap_check() */
 	smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
 	atomic_inc(&m->held);
 }
+
+static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e);
 
 /**
  * rmem_emap_held() - extents that have memory
@@ -107,6 +118,31 @@ static void rmem_emap_publish(struct rmem_emap *m, unsigned int e)
 unsigned int rmem_emap_held(const struct rmem_dev *dev)
 {
 	return atomic_read(&dev->emap->held);
+}
+
+/**
+ * rmem_emap_held_by() - extents whose memory one server holds
+ * @dev: a thin device
+ * @sess: one of its sessions
+ *
+ * Return: their number (a snapshot).
+ */
+unsigned int rmem_emap_held_by(const struct rmem_dev *dev,
+			       const struct rmem_sess *sess)
+{
+	const struct rmem_emap *m = dev->emap;
+	unsigned int e, n = 0;
+
+	for (e = 0; e < m->nr; e++) {
+		switch (READ_ONCE(m->state[e])) {
+		case RMEM_EXTENT_PRESENT:
+		case RMEM_EXTENT_FREEING:
+		case RMEM_EXTENT_GIVING:
+			n += READ_ONCE(m->owner[e]) == sess->index;
+			break;
+		}
+	}
+	return n;
 }
 
 /**
@@ -149,8 +185,39 @@ void rmem_emap_load_table(struct rmem_sess *sess)
 	unsigned int per = 1U << (m->shift - sess->chunk_shift), e;
 
 	for (e = 0; e < m->nr; e++)
-		if (!test_bit(e * per, sess->absent))
-			rmem_emap_publish(m, e);
+		if (!test_bit(e * per, sess->absent) &&
+		    READ_ONCE(m->state[e]) == RMEM_EXTENT_UNWRITTEN)
+			rmem_emap_publish(m, e, sess);
+}
+
+/**
+ * rmem_emap_queue() - the queue of the server that holds a request's data
+ * @dev: a thin device over several servers
+ * @queue: the hardware queue's queue (the first session's)
+ * @rq: a read, write or write-zeroes request (within one extent: the
+ *	device's chunk_sectors)
+ *
+ * Return: the queue of the same index of the session whose server holds
+ * the extent, or NULL if it has no memory (yet, or any more).
+ */
+struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
+				   struct rmem_queue *queue, struct request *rq)
+{
+	struct rmem_emap *m = dev->emap;
+	unsigned int e = (blk_rq_pos(rq) << SECTOR_SHIFT) >> m->shift;
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+	case REQ_OP_WRITE_ZEROES:
+		break;
+	default:
+		return NULL;
+	}
+	/* pairs with the release in rmem_emap_publish(): @owner first */
+	if (!rmem_emap_readable(m, e))
+		return NULL;
+	return &dev->sessions[m->owner[e]]->queues[queue->index];
 }
 
 /* The first and last extent @rq touches. */
@@ -459,22 +526,75 @@ static bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
 	return b.busy;
 }
 
-/* Give extent @e memory on the server, and publish it. */
-static int rmem_emap_take(struct rmem_emap *m, unsigned int e)
+/*
+ * Where a new extent goes: power of two choices among the live sessions
+ * not in @tried whose server had room for an extent at its last report
+ * (or has not reported): two picked at random, the one with more free
+ * memory.  Return: the session, or NULL if there is none.
+ */
+static struct rmem_sess *rmem_emap_place(struct rmem_emap *m,
+					 unsigned long tried)
 {
-	struct rmem_sess *sess = m->dev->sess;
-	unsigned int per = 1U << (m->shift - sess->chunk_shift);
-	int ret;
+	struct rmem_dev *dev = m->dev;
+	struct rmem_sess *c[RMEM_MAX_PEERS], *a, *b;
+	unsigned int i, n = 0, x, y;
 
-	/* a wait given up: nothing more on this queue pair until drained */
-	if (READ_ONCE(sess->ext_fenced))
-		return -ECONNRESET;
-	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_ALLOC, e);
-	if (!ret)
-		ret = rmem_sess_ext_read(sess, e * per, per);
-	if (!ret)
-		rmem_emap_publish(m, e);
-	return ret;
+	for (i = 0; i < dev->nr_sess; i++) {
+		struct rmem_sess *sess = dev->sessions[i];
+
+		if (!(tried & BIT(i)) &&
+		    READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
+		    !READ_ONCE(sess->ext_fenced) &&
+		    READ_ONCE(sess->server_free) >= (1ULL << m->shift))
+			c[n++] = sess;
+	}
+	if (n <= 1)
+		return n ? c[0] : NULL;
+	x = get_random_u32_below(n);
+	y = get_random_u32_below(n - 1);
+	if (y >= x)
+		y++;
+	a = c[x];
+	b = c[y];
+	return READ_ONCE(b->server_free) > READ_ONCE(a->server_free) ? b : a;
+}
+
+/*
+ * Give extent @e memory on a server (the only one, or placed), and
+ * publish it.  A server without room is skipped for the next; with
+ * none left, -ENOSPC (or -EDQUOT if a host quota was the last reason).
+ * *@sessp is the session of the last try.
+ */
+static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
+			  struct rmem_sess **sessp)
+{
+	struct rmem_dev *dev = m->dev;
+	unsigned long tried = 0;
+	int ret = -ENOSPC;
+
+	for (;;) {
+		struct rmem_sess *sess = dev->nr_sess == 1 ? dev->sess :
+					 rmem_emap_place(m, tried);
+		unsigned int per;
+
+		if (!sess)
+			return ret;
+		*sessp = sess;
+		per = 1U << (m->shift - sess->chunk_shift);
+		/* a wait given up: nothing more on it until drained */
+		if (READ_ONCE(sess->ext_fenced))
+			return -ECONNRESET;
+		ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_ALLOC, e);
+		if (!ret)
+			ret = rmem_sess_ext_read(sess, e * per, per);
+		if (!ret) {
+			rmem_emap_publish(m, e, sess);
+			return 0;
+		}
+		if ((ret != -ENOSPC && ret != -EDQUOT) || dev->nr_sess == 1)
+			return ret;
+		tried |= BIT(sess->index);
+	}
 }
 
 /* Whether a waiting write (or write-zeroes) touches extent @e. */
@@ -521,7 +641,7 @@ static void rmem_emap_given(struct rmem_emap *m, unsigned int e)
  */
 static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
 {
-	struct rmem_sess *sess = m->dev->sess;
+	struct rmem_sess *sess = m->dev->sessions[m->owner[e]];
 	u32 st;
 	int ret;
 
@@ -529,6 +649,13 @@ static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
 	/* a write that came first keeps it */
 	if (st == RMEM_EXTENT_PRESENT)
 		return 0;
+	/* a server of several that is gone: nothing to give back to */
+	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
+		if (rmem_emap_busy(m, e))
+			return -EBUSY;
+		rmem_emap_given(m, e);
+		return 0;
+	}
 	if (st != RMEM_EXTENT_SENT) {
 		/* nothing sent yet: a write that waits for it keeps it */
 		if (rmem_emap_write_waits(m, e)) {
@@ -574,17 +701,26 @@ static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
 	return 0;
 }
 
-/* The next extent to give back, from where the last search ended. */
+/*
+ * The next extent to give back, from where the last search ended, whose
+ * server is live (or dead: its memory is gone anyway).
+ */
 static bool rmem_emap_next_freeing(struct rmem_emap *m, unsigned int *e)
 {
 	unsigned int i, j;
 
 	for (i = 0; i < m->nr; i++) {
+		enum rmem_dev_state st;
+
 		j = (m->free_cursor + i) % m->nr;
 		switch (READ_ONCE(m->state[j])) {
 		case RMEM_EXTENT_FREEING:
 		case RMEM_EXTENT_GIVING:
 		case RMEM_EXTENT_SENT:
+			st = READ_ONCE(m->dev->sessions[m->owner[j]]->state);
+			if (st != RMEM_DEV_STATE_LIVE &&
+			    st != RMEM_DEV_STATE_DEAD)
+				continue;
 			m->free_cursor = j;
 			*e = j;
 			return true;
@@ -615,16 +751,45 @@ static void rmem_emap_nospc(struct rmem_emap *m, unsigned int e, int ret)
  * A control message failed with @ret on the connection: fail the session
  * (it reconnects and kicks the worker again, or goes dead).
  */
-static void rmem_emap_conn_error(struct rmem_emap *m, const char *what,
+static void rmem_emap_conn_error(struct rmem_emap *m,
+				 struct rmem_sess *sess, const char *what,
 				 unsigned int e, int ret)
 {
-	struct rmem_dev *dev = m->dev;
-
-	if (rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE) {
-		pr_warn("%s: %s extent %u failed: %d\n", dev->name, what, e,
-			ret);
-		rmem_sess_fail(dev->sess);
+	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE) {
+		pr_warn("%s: %s extent %u failed (server %pISpc): %d\n",
+			m->dev->name, what, e, &sess->peer, ret);
+		rmem_sess_fail(sess);
 	}
+}
+
+/*
+ * What the worker may do: fail everything (every session dead, or the
+ * device being deleted), nothing (no session live), or talk to the live
+ * sessions.  Return: the state that says it (dead, reconnecting, live).
+ */
+static enum rmem_dev_state rmem_emap_can(struct rmem_dev *dev)
+{
+	bool live = false, dead = true;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_sess; i++) {
+		switch (READ_ONCE(dev->sessions[i]->state)) {
+		case RMEM_DEV_STATE_DELETING:
+			return RMEM_DEV_STATE_DEAD;
+		case RMEM_DEV_STATE_LIVE:
+			live = true;
+			fallthrough;
+		case RMEM_DEV_STATE_RECONNECTING:
+		case RMEM_DEV_STATE_CONNECTING:
+			dead = false;
+			break;
+		default:
+			break;
+		}
+	}
+	if (dead)
+		return RMEM_DEV_STATE_DEAD;
+	return live ? RMEM_DEV_STATE_LIVE : RMEM_DEV_STATE_RECONNECTING;
 }
 
 /**
@@ -653,10 +818,10 @@ void rmem_emap_work(struct work_struct *work)
 	int ret;
 
 	for (;;) {
-		enum rmem_dev_state state = rmem_dev_state(dev);
+		enum rmem_dev_state state = rmem_emap_can(dev);
+		struct rmem_sess *sess;
 
-		if (state == RMEM_DEV_STATE_DEAD ||
-		    state == RMEM_DEV_STATE_DELETING) {
+		if (state == RMEM_DEV_STATE_DEAD) {
 			rmem_emap_sweep(m, 0, BLK_STS_IOERR, true);
 			break;
 		}
@@ -679,12 +844,15 @@ void rmem_emap_work(struct work_struct *work)
 			}
 			m->busy_tries = 0;
 			if (ret) {
-				rmem_emap_conn_error(m, "giving back", e, ret);
+				rmem_emap_conn_error(m,
+						     dev->sessions[m->owner[e]],
+						     "giving back", e, ret);
 				break;
 			}
 			continue;
 		}
-		ret = rmem_emap_take(m, e);
+		sess = dev->sess;
+		ret = rmem_emap_take(m, e, &sess);
 		if (!ret) {
 			m->proto_errors = 0;
 			WRITE_ONCE(m->nospc, false);
@@ -700,7 +868,8 @@ void rmem_emap_work(struct work_struct *work)
 			m->proto_errors = 0;
 			rmem_emap_sweep(m, e, BLK_STS_IOERR, false);
 		} else {
-			rmem_emap_conn_error(m, "asking the server for", e, ret);
+			rmem_emap_conn_error(m, sess, "asking the server for", e,
+					     ret);
 			break;
 		}
 	}

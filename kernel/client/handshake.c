@@ -239,7 +239,8 @@ static void rmem_sess_keep_server_name(struct rmem_sess *sess)
 
 /*
  * The proof and the session key of a keyed AUTH message, from the host
- * key, which is wiped: the session key is all the device needs from now.
+ * key, which is wiped after the last session's: the session key is all
+ * the device needs from now.
  */
 static int rmem_sess_prove(struct rmem_sess *sess, u32 client_qpn)
 {
@@ -250,7 +251,8 @@ static int rmem_sess_prove(struct rmem_sess *sess, u32 client_qpn)
 	int ret;
 
 	tfm = rmem_mac_alloc(dev->cfg.key, sizeof(dev->cfg.key));
-	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
+	if (sess->index + 1 == dev->nr_sess)
+		memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
 	ret = rmem_auth_mac(tfm, RMEM_MAC_CLIENT, &sess->challenge, sess->nonce,

@@ -58,13 +58,14 @@ static void rmem_sess_stage(struct rmem_sess *sess, const char *stage)
  */
 static void rmem_dev_queue_barrier(struct rmem_dev *dev)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	if (!dev->disk)
 		return;
 	blk_mq_quiesce_queue(dev->disk->queue);
-	for (i = 0; i < dev->nr_queues; i++)
-		rmem_flush_batch(&dev->sess->queues[i]);
+	for (k = 0; k < dev->nr_sess; k++)
+		for (i = 0; i < dev->nr_queues; i++)
+			rmem_flush_batch(&dev->sessions[k]->queues[i]);
 	blk_mq_unquiesce_queue(dev->disk->queue);
 }
 
@@ -322,13 +323,6 @@ void rmem_dev_resume_io(struct rmem_dev *dev)
 	rmem_emap_kick(dev);
 }
 
-/* With no queue pair left: let go of an RDMA device that is going away. */
-static void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
-{
-	if (dev->ibdev && !rmem_client_ibdev_usable(dev->ibdev))
-		rmem_dev_release_ib(dev);
-}
-
 /**
  * rmem_sess_ib_removed() - the device's RDMA device is going away
  * @sess: the session of a registered device
@@ -373,8 +367,8 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 	} while (state == RMEM_DEV_STATE_LIVE);
 	rmem_sess_tear_down(sess);
 	rmem_sess_stage(sess, RMEM_STAGE_RELEASE);
-	if (dev->ibdev == ibdev)
-		rmem_dev_release_ib(dev);
+	/* once every session of the device has let go of it */
+	rmem_dev_drop_removed_ib(dev);
 	spin_lock(&sess->recovery_lock);
 	sess->ib_removing = false;
 	/* not if the deadline made it dead meanwhile */

@@ -299,6 +299,12 @@ enum rmem_a_client {
  * @RMEM_A_DEV_NOSPC_EXTENT: u32 (replies, thin devices): the server had
  *	no room for this extent, the last one asked for; absent once an
  *	extent was taken or given back since
+ * @RMEM_A_DEV_PEER: nest of &enum rmem_a_peer, multi-attr: a thin device
+ *	over several servers (rmem 0.15.0).  DEV_ADD: each one more server
+ *	besides the first (the PEER_IPV4/IPV6/PORT attributes), at most
+ *	RMEM_MAX_PEERS in all, with @RMEM_A_DEV_EXTENT, no volume and no
+ *	polled queues.  Replies: one per server of such a device, in the
+ *	order given (the first is the flat attributes' server)
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -337,9 +343,50 @@ enum rmem_a_dev {
 	RMEM_A_DEV_EXTENT,
 	RMEM_A_DEV_EXTENTS_HELD,
 	RMEM_A_DEV_NOSPC_EXTENT,
+	RMEM_A_DEV_PEER,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
+};
+
+/* Servers one device may span at most (RMEM_A_DEV_PEER). */
+#define RMEM_MAX_PEERS		8
+
+/**
+ * enum rmem_a_peer - one server of a device over several (RMEM_A_DEV_PEER)
+ * @RMEM_A_PEER_UNSPEC: unused
+ * @RMEM_A_PEER_IPV4: binary (4), the server's IPv4 address
+ * @RMEM_A_PEER_IPV6: binary (16), the server's IPv6 address
+ * @RMEM_A_PEER_PORT: u16, the server's port (DEV_ADD: absent for the
+ *	default port)
+ * @RMEM_A_PEER_STATE: u32 (replies), &enum rmem_dev_state of the device's
+ *	connection to this server
+ * @RMEM_A_PEER_SERVER_FREE: u64 (replies): bytes free in this server's
+ *	pool, as last read (connection probe, or an extent's allocation);
+ *	absent before the first read
+ * @RMEM_A_PEER_EXTENTS_HELD: u32 (replies): the device's extents whose
+ *	memory this server holds
+ * @RMEM_A_PEER_SERVER_NAME: string (replies): the name the server gave
+ * @RMEM_A_PEER_RECONNECTS: u32 (replies): connections to this server
+ *	re-established since the attach
+ * @RMEM_A_PEER_PAD: padding for 64-bit attributes
+ * @__RMEM_A_PEER_MAX: internal, one past the highest peer attribute
+ * @RMEM_A_PEER_MAX: highest peer attribute
+ */
+enum rmem_a_peer {
+	RMEM_A_PEER_UNSPEC,
+	RMEM_A_PEER_IPV4,
+	RMEM_A_PEER_IPV6,
+	RMEM_A_PEER_PORT,
+	RMEM_A_PEER_STATE,
+	RMEM_A_PEER_SERVER_FREE,
+	RMEM_A_PEER_EXTENTS_HELD,
+	RMEM_A_PEER_SERVER_NAME,
+	RMEM_A_PEER_RECONNECTS,
+	RMEM_A_PEER_PAD,
+
+	__RMEM_A_PEER_MAX,
+	RMEM_A_PEER_MAX = __RMEM_A_PEER_MAX - 1
 };
 
 /**
