@@ -44,8 +44,8 @@ expect_err "one server named twice is refused" \
 	"is named twice" "$H" "$R dev add peer $P0 peer $P1 peer $P0 size 64M extent 1M"
 expect_err "polled queues over several servers are refused" \
 	"has no polled queues" "$H" "$R dev add peer $P0 peer $P1 size 64M extent 1M poll-qps 1"
-check "a thin device of 1 GiB over the three (96 MiB of pools), 1 MiB extents" vm -t 60 "$H" \
-	"$R dev add peer $P0 peer $P1 peer $P2 size 1G extent 1M keepalive 200ms loss-timeout 3s > /dev/null"
+check "a thin device of 256 MiB over the three (96 MiB of pools; 16 times the smallest), 1 MiB extents" vm -t 60 "$H" \
+	"$R dev add peer $P0 peer $P1 peer $P2 size 256M extent 1M keepalive 200ms loss-timeout 3s > /dev/null"
 expect_eq "dev show: three servers, live, nothing held" "live live live 0 0 0" \
 	eval 'echo "$(peers state) $(peers extents_held)"'
 expect_eq "the servers gave nothing at attach" "0 0 0" used
