@@ -360,8 +360,12 @@ static int dev_print_peers(const struct nlattr *dev_nest)
 
 		if (mnl_attr_get_type(a) != RMEM_A_DEV_PEER)
 			continue;
-		if (nl_parse_nested(a, tb, RMEM_A_PEER_MAX, peer_policy) < 0)
+		if (nl_parse_nested(a, tb, RMEM_A_PEER_MAX, peer_policy) < 0) {
+			/* the JSON output stays well formed */
+			if (any)
+				close_json_array(PRINT_JSON, NULL);
 			return -1;
+		}
 		if (!any)
 			open_json_array(PRINT_JSON, "peers");
 		any = true;

@@ -44,24 +44,6 @@ unsigned int rmem_blk_send_wrs(const struct rmem_dev *dev)
 	       rmem_ctl_wrs(dev);
 }
 
-/*
- * Whether I/O that cannot go out now waits rather than fails: the session
- * that would carry it is reconnecting, or live but about to notice its
- * connection is gone.
- * Not for failfast I/O (md and dm-multipath members): it fails at once
- * so the layer above can use another leg.
- */
-static bool rmem_sess_holds_io(struct rmem_sess *sess, struct request *rq)
-{
-	struct rmem_dev *dev = sess->dev;
-	unsigned int state = READ_ONCE(sess->state);
-
-	return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
-	       !blk_noretry_request(rq) &&
-	       (state == RMEM_DEV_STATE_RECONNECTING ||
-		state == RMEM_DEV_STATE_LIVE);
-}
-
 /* Whether a request may still fail of its own accord and be reissued. */
 static bool rmem_rq_budget_left(const struct rmem_req *cmd)
 {
@@ -249,7 +231,6 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	struct rmem_dev *dev = queue->dev;
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT;
-	struct rmem_queue *owner = queue;
 	u32 zero_len = 0;
 	enum ib_wr_opcode op;
 	blk_status_t ret;
@@ -268,16 +249,16 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 		rq->rq_flags |= RQF_DONTPREP;
 	}
 	/*
-	 * Over several servers, the one holding the extent (none yet: the
-	 * extent worker places it); checked again once the map is read.
+	 * Over several servers, the extent's server is known once the map
+	 * is read (below), and a request held for it waits on the map's
+	 * list, not here: a held request at the head of the dispatch list
+	 * would hold up the other servers' requests behind it.
 	 */
-	if (dev->nr_sess > 1)
-		owner = rmem_emap_queue(dev, queue, rq);
-	if (owner &&
-	    unlikely(READ_ONCE(owner->sess->state) != RMEM_DEV_STATE_LIVE ||
-		     !READ_ONCE(owner->connected))) {
+	if (dev->nr_sess == 1 &&
+	    unlikely(READ_ONCE(queue->sess->state) != RMEM_DEV_STATE_LIVE ||
+		     !READ_ONCE(queue->connected))) {
 		/* a lost connection holds I/O until reconnected or dead */
-		if (rmem_sess_holds_io(owner->sess, rq))
+		if (rmem_sess_holds_io(queue->sess, rq))
 			return BLK_STS_RESOURCE;
 		atomic64_inc(&dev->errors);
 		return BLK_STS_IOERR;
@@ -340,16 +321,25 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	if (dev->emap && rmem_emap_queue_rq(dev, rq))
 		return BLK_STS_OK;
 	if (dev->nr_sess > 1) {
-		queue = rmem_emap_queue(dev, queue, rq);
-		/* its server changed state, or it was placed, since the look */
-		if (unlikely(!queue || queue != owner)) {
-			/* through the completion path: held, or failed */
-			cmd->queue = queue ?: owner ?: cmd->queue;
+		struct rmem_queue *owner = rmem_emap_queue(dev, queue, rq);
+
+		/*
+		 * Its server stopped being live since the map was read, or is
+		 * dead: through the completion path, held (the map's list,
+		 * then) or failed.  A request across extents (none should be:
+		 * chunk_sectors) fails after its retries.
+		 */
+		if (unlikely(!owner ||
+			     READ_ONCE(owner->sess->state) != RMEM_DEV_STATE_LIVE ||
+			     !READ_ONCE(owner->connected))) {
+			cmd->hard_error = !owner;
+			cmd->queue = owner ?: queue;
 			cmd->status = BLK_STS_IOERR;
 			blk_mq_complete_request(rq);
 			return BLK_STS_OK;
 		}
-		cmd->queue = queue;
+		cmd->queue = owner;
+		queue = owner;
 	}
 	trace_rmem_rq_issue(dev->name, queue->index, rq);
 	if (!zero_len) {
@@ -823,10 +813,14 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	lim->max_hw_sectors = min_t(u64, SZ_1M, chunk) >> SECTOR_SHIFT;
 	/*
 	 * Over several servers a request stays in one extent: one server.
-	 * That device has no polled queues (netlink.c).
+	 * That device has no polled queues (netlink.c), and no write-zeroes:
+	 * Linux 6.1 splits those without regard to chunk_sectors (the block
+	 * layer then writes pages of zeros, which it splits).
 	 */
-	if (dev->nr_sess > 1)
+	if (dev->nr_sess > 1) {
 		lim->chunk_sectors = dev->cfg.extent >> SECTOR_SHIFT;
+		zero_max = 0;
+	}
 	lim->max_segments = segs;
 	/* a discard sends nothing: any size costs the same */
 	lim->max_hw_discard_sectors = UINT_MAX >> SECTOR_SHIFT;

@@ -144,6 +144,7 @@ static struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
 	sess->peer = *peer;
 	rmem_sess_recovery_init(sess);
 	init_completion(&sess->ctl_done);
+	mutex_init(&sess->ext_lock);
 	sess->ctl_cqe.done = rmem_ctl_done;
 	sess->auth_cqe.done = rmem_sess_auth_sent;
 	sess->state = RMEM_DEV_STATE_CONNECTING;
@@ -324,8 +325,8 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	for (i = 0; i < dev->nr_sess; i++) {
 		ret = rmem_sess_open(dev->sessions[i], bad_attr, extack);
 		if (ret) {
-			/* which server, where the message cannot say it */
-			if (i)
+			/* which server, where nothing more precise is known */
+			if (i && !*bad_attr && ret != -ENOMEM)
 				*bad_attr = RMEM_A_DEV_PEER;
 			if (dev->nr_sess > 1)
 				pr_info("%s: attaching to server %pISpc failed: %d\n",
@@ -662,7 +663,6 @@ bool rmem_client_ibdev_usable(struct ib_device *ibdev)
 static void rmem_client_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct rmem_dev *dev;
-	unsigned int i;
 
 	/* first: no reconnect attempt may take it again */
 	ib_set_client_data(ibdev, &rmem_ib_client, NULL);
@@ -672,8 +672,7 @@ static void rmem_client_ib_remove(struct ib_device *ibdev, void *client_data)
 			continue;
 		pr_warn("%s: RDMA device %s is being removed\n", dev->name,
 			dev_name(&ibdev->dev));
-		for (i = 0; i < dev->nr_sess; i++)
-			rmem_sess_ib_removed(dev->sessions[i], ibdev);
+		rmem_dev_ib_removed(dev, ibdev);
 	}
 	mutex_unlock(&rmem_devs_lock);
 }

@@ -334,6 +334,8 @@ struct rmem_sess_ext;
  * @ext_fenced: a wait was given up (work requests may be outstanding, or
  *	the queue pair broken): no control message until the teardown
  *	drained queue pair 0
+ * @ext_lock: held while a control message or table read uses queue pair 0
+ *	(rmem_sess_ext_quiesce())
  * @has_session: READY arrived once: the handle names our session
  * @torn_down: the queue pairs of the lost connection are gone (reconnect
  *	work only)
@@ -407,6 +409,7 @@ struct rmem_sess {
 	struct completion ext_send_done;
 	enum ib_wc_status ext_status;
 	bool ext_fenced;
+	struct mutex ext_lock;	/* queue pair 0's control messages */
 	struct work_struct fail_work;
 	struct delayed_work reconnect_work;
 	struct delayed_work deadline_work;
@@ -522,6 +525,24 @@ static inline enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
 	return s;
 }
 
+/*
+ * Whether I/O that cannot go out now waits rather than fails: the session
+ * that would carry it is reconnecting, or live but about to notice its
+ * connection is gone.
+ * Not for failfast I/O (md and dm-multipath members): it fails at once
+ * so the layer above can use another leg.
+ */
+static inline bool rmem_sess_holds_io(struct rmem_sess *sess, struct request *rq)
+{
+	struct rmem_dev *dev = sess->dev;
+	unsigned int state = READ_ONCE(sess->state);
+
+	return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
+	       !blk_noretry_request(rq) &&
+	       (state == RMEM_DEV_STATE_RECONNECTING ||
+		state == RMEM_DEV_STATE_LIVE);
+}
+
 /**
  * struct rmem_req_ext - room for a request too large for its PDU
  * @sgl: its pages
@@ -616,12 +637,12 @@ void rmem_emap_load_table(struct rmem_sess *sess);
 bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq);
 struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
 				   struct rmem_queue *queue, struct request *rq);
+void rmem_sess_ext_quiesce(struct rmem_sess *sess);
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);
 void rmem_emap_work(struct work_struct *work);
 void rmem_emap_kick(struct rmem_dev *dev);
 void rmem_emap_stop(struct rmem_dev *dev);
-void rmem_emap_cancel(struct rmem_dev *dev);
 
 /* ext_msg.c */
 int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot);
@@ -687,7 +708,7 @@ void rmem_sess_check_queues(struct rmem_sess *sess);
 void rmem_dev_resume_io(struct rmem_dev *dev);
 void rmem_sess_abort(struct rmem_sess *sess);
 void rmem_sess_abort_queues(struct rmem_sess *sess);
-void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev);
+void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev);
 
 /*
  * RMEM_BENCH_BARE is set only in make bench's reference build: that build

@@ -123,24 +123,18 @@ static void __rmem_dev_release_ib(struct rmem_dev *dev)
 
 /**
  * rmem_dev_drop_removed_ib() - let go of an RDMA device going away
- * @dev: the device; one of its sessions just tore its queue pairs down
+ * @dev: the device; its session just tore its queue pairs down
  *
- * Only once no session of @dev has a queue pair on it: the removal
- * tears the others down too.
+ * Only for a device of one session: with several, the removal lets go
+ * once every session has torn down (rmem_dev_ib_removed()).
  */
 void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
 {
-	unsigned int i, k;
-
+	if (dev->nr_sess > 1)
+		return;
 	mutex_lock(&dev->ib_lock);
-	if (!dev->ibdev || rmem_client_ibdev_usable(dev->ibdev))
-		goto out_unlock;
-	for (k = 0; k < dev->nr_sess; k++)
-		for (i = 0; i < dev->nr_queues; i++)
-			if (READ_ONCE(dev->sessions[k]->queues[i].cm_id))
-				goto out_unlock;
-	__rmem_dev_release_ib(dev);
-out_unlock:
+	if (dev->ibdev && !rmem_client_ibdev_usable(dev->ibdev))
+		__rmem_dev_release_ib(dev);
 	mutex_unlock(&dev->ib_lock);
 }
 
@@ -354,8 +348,11 @@ static int rmem_queue_create_qp(struct rmem_queue *queue)
 	mutex_lock(&dev->ib_lock);
 	if (!dev->ibdev)
 		ret = rmem_dev_setup_ib(dev, queue->cm_id);
+	else if (dev->ibdev != ibdev)
+		ret = -EXDEV;
 	else
-		ret = dev->ibdev != ibdev ? -EXDEV : 0;
+		/* being removed: not until every session let go of it */
+		ret = rmem_client_ibdev_usable(ibdev) ? 0 : -ENODEV;
 	mutex_unlock(&dev->ib_lock);
 	if (ret)
 		return ret;

@@ -152,19 +152,9 @@ void rmem_sess_ext_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
 	sess->ext_page_dma = 0;
 }
 
-/**
- * rmem_sess_ext_op() - send one control message and wait for its answer
- * @sess: a live thin session, its queue pair 0 not fenced
- * @op: RMEM_WIRE_EXTENT_ALLOC or RMEM_WIRE_EXTENT_FREE
- * @slot: the extent
- *
- * Context: the extent worker (one message at a time), may sleep.
- *
- * Return: 0, -ENOSPC or -EDQUOT (no room), -EREMOTEIO (another refusal),
- * -ECONNRESET, -ETIMEDOUT or -EIO (the connection), -EBADMSG (an answer
- * that is not the server's to this one), or another errno.
- */
-int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
+/* rmem_sess_ext_op() under the session's ext_lock, the session ready. */
+static int __rmem_sess_ext_op(struct rmem_sess *sess, u8 op,
+			      unsigned int slot)
 {
 	struct rmem_dev *dev = sess->dev;
 	struct ib_qp *qp = sess->queues[0].cm_id->qp;
@@ -250,21 +240,9 @@ int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
 	}
 }
 
-/**
- * rmem_sess_ext_read() - read chunk table entries after an ALLOC
- * @sess: a live thin session
- * @first: the first chunk
- * @n: how many
- *
- * One page at a time, into the session's chunks, as
- * rmem_sess_read_table() does at attach.
- *
- * Context: the extent worker, may sleep.
- *
- * Return: 0, -EPROTO for an entry still absent, or the wait's error.
- */
-int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
-		       unsigned int n)
+/* rmem_sess_ext_read() under the session's ext_lock, the session ready. */
+static int __rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
+				unsigned int n)
 {
 	const struct rmem_wire_chunk *buf = sess->ext_page;
 	unsigned int per_page = PAGE_SIZE / sizeof(*buf), done = 0, i;
@@ -297,4 +275,80 @@ int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 		done += cnt;
 	}
 	return 0;
+}
+
+/*
+ * Whether the session may talk now: live, queue pair 0 not fenced.  Under
+ * @ext_lock: the teardown of its queue pairs takes it first
+ * (rmem_sess_ext_quiesce()), and the session is not live then.
+ */
+static bool rmem_sess_ext_ready(struct rmem_sess *sess)
+{
+	return READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
+	       !READ_ONCE(sess->ext_fenced);
+}
+
+/**
+ * rmem_sess_ext_op() - send one control message and wait for its answer
+ * @sess: a live thin session, its queue pair 0 not fenced
+ * @op: RMEM_WIRE_EXTENT_ALLOC or RMEM_WIRE_EXTENT_FREE
+ * @slot: the extent
+ *
+ * Context: the extent worker (one message at a time), may sleep.
+ *
+ * Return: 0, -ENOSPC or -EDQUOT (no room), -EREMOTEIO (another refusal),
+ * -ECONNRESET, -ETIMEDOUT or -EIO (the connection), -EBADMSG (an answer
+ * that is not the server's to this one), or another errno.
+ */
+int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot)
+{
+	int ret = -ECONNRESET;
+
+	mutex_lock(&sess->ext_lock);
+	if (rmem_sess_ext_ready(sess))
+		ret = __rmem_sess_ext_op(sess, op, slot);
+	mutex_unlock(&sess->ext_lock);
+	return ret;
+}
+
+/**
+ * rmem_sess_ext_read() - read chunk table entries after an ALLOC
+ * @sess: a live thin session
+ * @first: the first chunk
+ * @n: how many
+ *
+ * One page at a time, into the session's chunks, as
+ * rmem_sess_read_table() does at attach.
+ *
+ * Context: the extent worker, may sleep.
+ *
+ * Return: 0, -EPROTO for an entry still absent, or the wait's error.
+ */
+int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
+		       unsigned int n)
+{
+	int ret = -ECONNRESET;
+
+	mutex_lock(&sess->ext_lock);
+	if (rmem_sess_ext_ready(sess))
+		ret = __rmem_sess_ext_read(sess, first, n);
+	mutex_unlock(&sess->ext_lock);
+	return ret;
+}
+
+/**
+ * rmem_sess_ext_quiesce() - wait until no control message uses the
+ *	session's queue pair 0
+ * @sess: a session that is not live (its queue pairs are to be torn down)
+ *
+ * A message under way ends within a tenth of a second once the session
+ * is not live (rmem_ext_wait()); none starts after this.  Only this
+ * session's: the extent worker may go on with the others.
+ */
+void rmem_sess_ext_quiesce(struct rmem_sess *sess)
+{
+	if (!sess->ext)
+		return;
+	mutex_lock(&sess->ext_lock);
+	mutex_unlock(&sess->ext_lock);
 }

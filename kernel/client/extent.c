@@ -107,8 +107,6 @@ static void rmem_emap_publish(struct rmem_emap *m, unsigned int e,
 	atomic_inc(&m->held);
 }
 
-static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e);
-
 /**
  * rmem_emap_held() - extents that have memory
  * @dev: a thin device
@@ -190,36 +188,6 @@ void rmem_emap_load_table(struct rmem_sess *sess)
 			rmem_emap_publish(m, e, sess);
 }
 
-/**
- * rmem_emap_queue() - the queue of the server that holds a request's data
- * @dev: a thin device over several servers
- * @queue: the hardware queue's queue (the first session's)
- * @rq: a read, write or write-zeroes request (within one extent: the
- *	device's chunk_sectors)
- *
- * Return: the queue of the same index of the session whose server holds
- * the extent, or NULL if it has no memory (yet, or any more).
- */
-struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
-				   struct rmem_queue *queue, struct request *rq)
-{
-	struct rmem_emap *m = dev->emap;
-	unsigned int e = (blk_rq_pos(rq) << SECTOR_SHIFT) >> m->shift;
-
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-	case REQ_OP_WRITE:
-	case REQ_OP_WRITE_ZEROES:
-		break;
-	default:
-		return NULL;
-	}
-	/* pairs with the release in rmem_emap_publish(): @owner first */
-	if (!rmem_emap_readable(m, e))
-		return NULL;
-	return &dev->sessions[m->owner[e]]->queues[queue->index];
-}
-
 /* The first and last extent @rq touches. */
 static void rmem_emap_rq_range(const struct rmem_emap *m, struct request *rq,
 			       unsigned int *first, unsigned int *last)
@@ -247,6 +215,28 @@ enum rmem_emap_verdict {
 	RMEM_EMAP_WAIT,		/* the worker must make or free one */
 };
 
+/*
+ * Over several servers: whether @rq, whose extent @e has memory, waits
+ * for its server's reconnect (on the map's list: the worker requeues it
+ * when kicked, after the reconnect or the loss deadline), rather than
+ * being held at the head of blk-mq's dispatch list, where it would hold
+ * up the other servers' requests.
+ */
+static bool rmem_emap_owner_holds(struct rmem_emap *m, struct request *rq,
+				  unsigned int e)
+{
+	struct rmem_dev *dev = m->dev;
+	struct rmem_sess *sess;
+
+	if (dev->nr_sess == 1)
+		return false;
+	sess = dev->sessions[READ_ONCE(m->owner[e])];
+	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
+	    READ_ONCE(sess->queues[rq->mq_hctx->queue_num].connected))
+		return false;
+	return rmem_sess_holds_io(sess, rq);
+}
+
 /* Whether a read may go to extent @e on the wire. */
 static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e)
 {
@@ -254,6 +244,29 @@ static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e)
 	u32 st = smp_load_acquire(&m->state[e]);
 
 	return st == RMEM_EXTENT_PRESENT || st == RMEM_EXTENT_FREEING;
+}
+
+/**
+ * rmem_emap_queue() - the queue of the server that holds a request's data
+ * @dev: a thin device over several servers
+ * @queue: the hardware queue's queue (the first session's)
+ * @rq: a read, write or write-zeroes request (within one extent: the
+ *	device's chunk_sectors)
+ *
+ * Return: the queue of the same index of the session whose server holds
+ * the extent, or NULL if it has no memory (yet, or any more).
+ */
+struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
+				   struct rmem_queue *queue, struct request *rq)
+{
+	struct rmem_emap *m = dev->emap;
+	unsigned int first, last;
+
+	rmem_emap_rq_range(m, rq, &first, &last);
+	/* pairs with the release in rmem_emap_publish(): @owner first */
+	if (first != last || !rmem_emap_readable(m, first))
+		return NULL;
+	return &dev->sessions[m->owner[first]]->queues[queue->index];
 }
 
 /*
@@ -294,7 +307,8 @@ static enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m,
 		}
 	}
 	if (present)
-		return RMEM_EMAP_ISSUE;
+		return rmem_emap_owner_holds(m, rq, first) ? RMEM_EMAP_WAIT :
+							     RMEM_EMAP_ISSUE;
 	if (unwritten && req_op(rq) != REQ_OP_WRITE &&
 	    !(rq->cmd_flags & REQ_NOUNMAP))
 		return RMEM_EMAP_ZEROS;
@@ -530,7 +544,9 @@ static bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
  * Where a new extent goes: power of two choices among the live sessions
  * not in @tried whose server had room for an extent at its last report
  * (or has not reported): two picked at random, the one with more free
- * memory.  Return: the session, or NULL if there is none.
+ * memory.  With none such, among the live ones not tried whatever they
+ * reported (a report may be stale: the server's answer decides).
+ * Return: the session, or NULL if there is none.
  */
 static struct rmem_sess *rmem_emap_place(struct rmem_emap *m,
 					 unsigned long tried)
@@ -538,15 +554,21 @@ static struct rmem_sess *rmem_emap_place(struct rmem_emap *m,
 	struct rmem_dev *dev = m->dev;
 	struct rmem_sess *c[RMEM_MAX_PEERS], *a, *b;
 	unsigned int i, n = 0, x, y;
+	bool any_room;
 
-	for (i = 0; i < dev->nr_sess; i++) {
-		struct rmem_sess *sess = dev->sessions[i];
+	for (any_room = true; ; any_room = false) {
+		for (i = 0; i < dev->nr_sess; i++) {
+			struct rmem_sess *sess = dev->sessions[i];
 
-		if (!(tried & BIT(i)) &&
-		    READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
-		    !READ_ONCE(sess->ext_fenced) &&
-		    READ_ONCE(sess->server_free) >= (1ULL << m->shift))
-			c[n++] = sess;
+			if (!(tried & BIT(i)) &&
+			    READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
+			    !READ_ONCE(sess->ext_fenced) &&
+			    (!any_room || READ_ONCE(sess->server_free) >=
+					  (1ULL << m->shift)))
+				c[n++] = sess;
+		}
+		if (n || !any_room)
+			break;
 	}
 	if (n <= 1)
 		return n ? c[0] : NULL;
@@ -560,9 +582,34 @@ static struct rmem_sess *rmem_emap_place(struct rmem_emap *m,
 }
 
 /*
+ * Whether a session of the device not in @tried may take an extent later:
+ * one that is not dead nor being deleted, but is not live now (or its
+ * queue pair 0 is fenced until its teardown).
+ */
+static bool rmem_emap_later(struct rmem_emap *m, unsigned long tried)
+{
+	struct rmem_dev *dev = m->dev;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_sess; i++) {
+		enum rmem_dev_state st = READ_ONCE(dev->sessions[i]->state);
+
+		if (tried & BIT(i))
+			continue;
+		if (st == RMEM_DEV_STATE_RECONNECTING ||
+		    st == RMEM_DEV_STATE_CONNECTING ||
+		    (st == RMEM_DEV_STATE_LIVE &&
+		     READ_ONCE(dev->sessions[i]->ext_fenced)))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Give extent @e memory on a server (the only one, or placed), and
  * publish it.  A server without room is skipped for the next; with
- * none left, -ENOSPC (or -EDQUOT if a host quota was the last reason).
+ * none left, -ENOSPC (or -EDQUOT if a host quota was the last reason),
+ * or -EAGAIN if a server that is reconnecting may take it later.
  * *@sessp is the session of the last try.
  */
 static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
@@ -578,7 +625,7 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 		unsigned int per;
 
 		if (!sess)
-			return ret;
+			return rmem_emap_later(m, tried) ? -EAGAIN : ret;
 		*sessp = sess;
 		per = 1U << (m->shift - sess->chunk_shift);
 		/* a wait given up: nothing more on it until drained */
@@ -853,6 +900,9 @@ void rmem_emap_work(struct work_struct *work)
 		}
 		sess = dev->sess;
 		ret = rmem_emap_take(m, e, &sess);
+		/* a server that reconnects may take it: wait for the kick */
+		if (ret == -EAGAIN)
+			break;
 		if (!ret) {
 			m->proto_errors = 0;
 			WRITE_ONCE(m->nospc, false);
@@ -901,20 +951,4 @@ void rmem_emap_stop(struct rmem_dev *dev)
 		return;
 	cancel_delayed_work_sync(&dev->emap->work);
 	rmem_emap_sweep(dev->emap, 0, BLK_STS_IOERR, true);
-}
-
-/**
- * rmem_emap_cancel() - wait for the extent worker to let go of the
- *	connection (it ends within a tenth of a second when the device is
- *	not live)
- * @dev: the device, its connection lost
- *
- * A run queued meanwhile runs now rather than being dropped: one queued
- * by the device going dead fails what waits.  None posts: the device is
- * not live.
- */
-void rmem_emap_cancel(struct rmem_dev *dev)
-{
-	if (dev->emap)
-		flush_delayed_work(&dev->emap->work);
 }

@@ -51,21 +51,30 @@ static void rmem_sess_stage(struct rmem_sess *sess, const char *stage)
 }
 
 /*
- * The barrier after the device stopped being live: every ->queue_rq()
- * from here on sees that and leaves the queue pairs alone.  Requests the
- * block layer left in a batch, unposted, go back to wait (wr.c).  The
- * queue is not left quiesced (held requests cycle through ->queue_rq()).
+ * The barrier after a session stopped being live: every ->queue_rq()
+ * from here on sees that and leaves its queue pairs alone.  Requests the
+ * block layer left in one of its batches, unposted, go back to wait
+ * (wr.c); the other sessions' batches go out.  The queue is not left
+ * quiesced (held requests cycle through ->queue_rq()).
  */
-static void rmem_dev_queue_barrier(struct rmem_dev *dev)
+static void rmem_sess_queue_barrier(struct rmem_sess *sess)
 {
+	struct rmem_dev *dev = sess->dev;
 	unsigned int i, k;
 
 	if (!dev->disk)
 		return;
 	blk_mq_quiesce_queue(dev->disk->queue);
-	for (k = 0; k < dev->nr_sess; k++)
-		for (i = 0; i < dev->nr_queues; i++)
-			rmem_flush_batch(&dev->sessions[k]->queues[i]);
+	for (k = 0; k < dev->nr_sess; k++) {
+		for (i = 0; i < dev->nr_queues; i++) {
+			struct rmem_queue *queue = &dev->sessions[k]->queues[i];
+
+			if (dev->sessions[k] == sess)
+				rmem_flush_batch(queue);
+			else
+				rmem_commit_batch(queue);
+		}
+	}
 	blk_mq_unquiesce_queue(dev->disk->queue);
 }
 
@@ -76,11 +85,11 @@ static void rmem_dev_queue_barrier(struct rmem_dev *dev)
 static void rmem_sess_tear_down(struct rmem_sess *sess)
 {
 	rmem_sess_stage(sess, RMEM_STAGE_BARRIER);
-	rmem_dev_queue_barrier(sess->dev);
+	rmem_sess_queue_barrier(sess);
 	rmem_sess_stage(sess, RMEM_STAGE_KA);
 	cancel_delayed_work_sync(&sess->ka_work);
-	/* it ends within a tenth of a second once the device is not live */
-	rmem_emap_cancel(sess->dev);
+	/* a control message under way ends within a tenth of a second */
+	rmem_sess_ext_quiesce(sess);
 	rmem_sess_stage(sess, RMEM_STAGE_TEARDOWN);
 	rmem_sess_destroy_queues(sess);
 }
@@ -97,7 +106,7 @@ void rmem_sess_abort_queues(struct rmem_sess *sess)
 	struct rmem_dev *dev = sess->dev;
 	unsigned int i;
 
-	rmem_dev_queue_barrier(dev);
+	rmem_sess_queue_barrier(sess);
 	mutex_lock(&sess->qlock);
 	rmem_sess_disconnect(sess);
 	for (i = 0; i < dev->nr_queues; i++) {
@@ -323,27 +332,14 @@ void rmem_dev_resume_io(struct rmem_dev *dev)
 	rmem_emap_kick(dev);
 }
 
-/**
- * rmem_sess_ib_removed() - the device's RDMA device is going away
- * @sess: the session of a registered device
- * @ibdev: the RDMA device being removed, which no reconnect attempt can
- *	take any more (rmem_client_ibdev_usable())
- *
- * Ends what uses @ibdev, now: the connection is lost (reconnect, maybe
- * over another device, or dead, by the usual rules), the queue pairs are
- * torn down and the PD, DMA mappings and device reference are given back.
- * Waits for a reconnect attempt under way (which cannot take @ibdev
- * again: at most one more round).
- *
- * Context: rmem_devs_lock held (the ib_client remove callback).
+/*
+ * rmem_dev_ib_removed()'s first part for one session: lost, no attempt
+ * queued or under way, its queue pairs torn down; ib_removing stays set.
  */
-void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
+static void rmem_sess_ib_removed(struct rmem_sess *sess)
 {
-	struct rmem_dev *dev = sess->dev;
-	unsigned int state, noio;
+	unsigned int state;
 
-	/* other devices' held I/O (swap) may wait for this teardown */
-	noio = memalloc_noio_save();
 	/*
 	 * From here no loss queues an attempt (rmem_sess_queue_reconnect()):
 	 * once the one under way is waited for, nothing makes the device
@@ -367,8 +363,11 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 	} while (state == RMEM_DEV_STATE_LIVE);
 	rmem_sess_tear_down(sess);
 	rmem_sess_stage(sess, RMEM_STAGE_RELEASE);
-	/* once every session of the device has let go of it */
-	rmem_dev_drop_removed_ib(dev);
+}
+
+/* The second part: attempts may go again (on another RDMA device). */
+static void rmem_sess_ib_resume(struct rmem_sess *sess)
+{
 	spin_lock(&sess->recovery_lock);
 	sess->ib_removing = false;
 	/* not if the deadline made it dead meanwhile */
@@ -379,6 +378,35 @@ void rmem_sess_ib_removed(struct rmem_sess *sess, struct ib_device *ibdev)
 				   RMEM_RECONNECT_MIN);
 	}
 	spin_unlock(&sess->recovery_lock);
+}
+
+/**
+ * rmem_dev_ib_removed() - the device's RDMA device is going away
+ * @dev: a registered device
+ * @ibdev: the RDMA device being removed, which no reconnect attempt can
+ *	take any more (rmem_client_ibdev_usable())
+ *
+ * Ends what uses @ibdev, now: every session's connection is lost
+ * (reconnect, maybe over another device, or dead, by the usual rules),
+ * every session's queue pairs are torn down, then the PD, DMA mappings
+ * and device reference are given back, and only then may the sessions'
+ * attempts go again.  Waits for reconnect attempts under way (which
+ * cannot take @ibdev again: at most one more round).
+ *
+ * Context: rmem_devs_lock held (the ib_client remove callback).
+ */
+void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev)
+{
+	/* other devices' held I/O (swap) may wait for this teardown */
+	unsigned int noio = memalloc_noio_save();
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_sess; i++)
+		rmem_sess_ib_removed(dev->sessions[i]);
+	if (dev->ibdev == ibdev)
+		rmem_dev_release_ib(dev);
+	for (i = 0; i < dev->nr_sess; i++)
+		rmem_sess_ib_resume(dev->sessions[i]);
 	memalloc_noio_restore(noio);
 }
 

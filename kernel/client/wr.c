@@ -392,7 +392,7 @@ static bool rmem_span_has_wr(const struct rmem_wr_span *span,
  * A batch found after the device stopped being live (the queue pair may
  * be going away) is not posted: its requests wait for the reconnect.
  * This runs inside the block layer's dispatch, so the barrier of the
- * recovery (rmem_dev_queue_barrier()) orders it before any teardown.
+ * recovery (rmem_sess_queue_barrier()) orders it before any teardown.
  *
  * Nothing may touch a request after a successful post: it may be complete
  * (and reused, its work requests elsewhere).  So a failed post is sorted
