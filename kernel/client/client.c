@@ -179,6 +179,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	dev->index = -1;
 	dev->cfg = *cfg;
 	mutex_init(&dev->ib_lock);
+	mutex_init(&dev->barrier_lock);
 	if (!dev->cfg.queue_depth)
 		dev->cfg.queue_depth = rmem_default_queue_depth;
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);

@@ -244,6 +244,10 @@ struct rmem_remote_chunk {
  * @nospc: the server had no room for the last extent asked for (worker
  *	writes; cleared when an extent is taken or given back)
  * @nospc_extent: that extent
+ * @pend_e: an extent whose ALLOC may have taken memory on @pend_sess's
+ *	server without the answer or the table read getting back (a retry
+ *	asks that server again: ALLOC is idempotent), or @nr for none
+ * @pend_sess: that session's index
  */
 struct rmem_emap {
 	struct rmem_dev *dev;
@@ -261,6 +265,8 @@ struct rmem_emap {
 	unsigned int busy_tries;
 	bool nospc;
 	u32 nospc_extent;
+	unsigned int pend_e;
+	unsigned int pend_sess;
 };
 
 struct rmem_sess_ext;
@@ -440,6 +446,8 @@ struct rmem_sess {
  * @sess: its session with the (first) server: @sessions[0]
  * @sessions: its sessions, one per server (Documentation/multi-server.rst)
  * @nr_sess: their number; more than one only on a thin device
+ * @barrier_lock: one session's recovery barrier at a time (it posts the
+ *	other sessions' batches)
  * @ib_lock: serialises setting up and letting go of @ibdev, @pd and the
  *	DMA mappings (the sessions connect and reconnect on their own)
  * @ibdev: RDMA device reaching the servers (one for all)
@@ -478,6 +486,7 @@ struct rmem_dev {
 	struct rmem_sess *sess;
 	struct rmem_sess *sessions[RMEM_MAX_PEERS];
 	unsigned int nr_sess;
+	struct mutex barrier_lock;	/* rmem_sess_queue_barrier() */
 	struct mutex ib_lock;	/* @ibdev, @pd, DMA mappings */
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
@@ -642,6 +651,7 @@ void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);
 void rmem_emap_work(struct work_struct *work);
 void rmem_emap_kick(struct rmem_dev *dev);
+void rmem_emap_resume(struct rmem_dev *dev);
 void rmem_emap_stop(struct rmem_dev *dev);
 
 /* ext_msg.c */

@@ -123,18 +123,25 @@ static void __rmem_dev_release_ib(struct rmem_dev *dev)
 
 /**
  * rmem_dev_drop_removed_ib() - let go of an RDMA device going away
- * @dev: the device; its session just tore its queue pairs down
+ * @dev: the device; one of its sessions just tore its queue pairs down
  *
- * Only for a device of one session: with several, the removal lets go
- * once every session has torn down (rmem_dev_ib_removed()).
+ * Only once no session has an rdma_cm id (the removal's own callback
+ * lets go after tearing every session down, rmem_dev_ib_removed(); this
+ * covers a setup the callback did not see).
  */
 void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
 {
-	if (dev->nr_sess > 1)
-		return;
+	unsigned int i, k;
+
 	mutex_lock(&dev->ib_lock);
-	if (dev->ibdev && !rmem_client_ibdev_usable(dev->ibdev))
-		__rmem_dev_release_ib(dev);
+	if (!dev->ibdev || rmem_client_ibdev_usable(dev->ibdev))
+		goto out_unlock;
+	for (k = 0; dev->nr_sess > 1 && k < dev->nr_sess; k++)
+		for (i = 0; i < dev->nr_queues; i++)
+			if (READ_ONCE(dev->sessions[k]->queues[i].cm_id))
+				goto out_unlock;
+	__rmem_dev_release_ib(dev);
+out_unlock:
 	mutex_unlock(&dev->ib_lock);
 }
 
@@ -718,9 +725,15 @@ int rmem_queue_connect(struct rmem_queue *queue,
 				(struct sockaddr *)&sess->src : NULL,
 				(struct sockaddr *)&sess->peer,
 				rmem_connect_timeout_ms);
+	/*
+	 * A route lookup that fails at once (a blackhole route: -EINVAL, a
+	 * prohibit route: -EACCES) is this host's network, which may be
+	 * back soon: not a refusal by the server, which a reconnect would
+	 * take for good.
+	 */
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot resolve the peer address");
-		return ret;
+		return ret == -ENOMEM ? ret : -EHOSTUNREACH;
 	}
 	/*
 	 * Address, route and connect, each bounded by connect_timeout_ms.  A

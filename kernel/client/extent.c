@@ -72,6 +72,7 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 		return -ENOMEM;
 	}
 	m->dev = dev;
+	m->pend_e = m->nr;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->waiting);
 	INIT_DELAYED_WORK(&m->work, rmem_emap_work);
@@ -624,6 +625,19 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 					 rmem_emap_place(m, tried);
 		unsigned int per;
 
+		/* a server that may hold it already is asked again first */
+		if (m->pend_e == e && !tried) {
+			sess = dev->sessions[m->pend_sess];
+			switch (READ_ONCE(sess->state)) {
+			case RMEM_DEV_STATE_LIVE:
+				break;
+			case RMEM_DEV_STATE_DEAD:
+				m->pend_e = m->nr;
+				continue;
+			default:
+				return -EAGAIN;
+			}
+		}
 		if (!sess)
 			return rmem_emap_later(m, tried) ? -EAGAIN : ret;
 		*sessp = sess;
@@ -635,11 +649,21 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 		if (!ret)
 			ret = rmem_sess_ext_read(sess, e * per, per);
 		if (!ret) {
+			if (m->pend_e == e)
+				m->pend_e = m->nr;
 			rmem_emap_publish(m, e, sess);
 			return 0;
 		}
+		if (ret != -ENOSPC && ret != -EDQUOT && ret != -EREMOTEIO &&
+		    ret != -EPROTO && dev->nr_sess > 1) {
+			/* the server may have taken memory for it: ask it again */
+			m->pend_e = e;
+			m->pend_sess = sess->index;
+		}
 		if ((ret != -ENOSPC && ret != -EDQUOT) || dev->nr_sess == 1)
 			return ret;
+		if (m->pend_e == e)
+			m->pend_e = m->nr;
 		tried |= BIT(sess->index);
 	}
 }
@@ -861,6 +885,7 @@ void rmem_emap_work(struct work_struct *work)
 					   struct rmem_emap, work);
 	struct rmem_dev *dev = m->dev;
 	unsigned int noio = memalloc_noio_save();
+	bool take_later = false;
 	unsigned int e;
 	int ret;
 
@@ -876,8 +901,11 @@ void rmem_emap_work(struct work_struct *work)
 		rmem_emap_sweep(m, 0, BLK_STS_OK, false);
 		if (state != RMEM_DEV_STATE_LIVE)
 			break;
-		if (!rmem_emap_next(m, &e)) {
-			/* nothing to take: give one back */
+		/*
+		 * Nothing to take (or only what a reconnecting server may
+		 * take later): give one back, which may make room too.
+		 */
+		if (take_later || !rmem_emap_next(m, &e)) {
 			if (!rmem_emap_next_freeing(m, &e))
 				break;
 			ret = rmem_emap_give_back(m, e);
@@ -896,13 +924,16 @@ void rmem_emap_work(struct work_struct *work)
 						     "giving back", e, ret);
 				break;
 			}
+			take_later = false;
 			continue;
 		}
 		sess = dev->sess;
 		ret = rmem_emap_take(m, e, &sess);
 		/* a server that reconnects may take it: wait for the kick */
-		if (ret == -EAGAIN)
-			break;
+		if (ret == -EAGAIN) {
+			take_later = true;
+			continue;
+		}
 		if (!ret) {
 			m->proto_errors = 0;
 			WRITE_ONCE(m->nospc, false);
@@ -936,6 +967,24 @@ void rmem_emap_kick(struct rmem_dev *dev)
 {
 	if (dev->emap)
 		mod_delayed_work(rmem_extent_wq, &dev->emap->work, 0);
+}
+
+/**
+ * rmem_emap_resume() - a session went live again, or dead: what waits
+ *	for it goes now (requeued, or failed), and the worker looks again
+ * @dev: the device (thin or not)
+ *
+ * The requeue does not wait for the worker, which may be waiting for
+ * another server's answer.
+ *
+ * Context: process context.
+ */
+void rmem_emap_resume(struct rmem_dev *dev)
+{
+	if (!dev->emap)
+		return;
+	rmem_emap_sweep(dev->emap, 0, BLK_STS_OK, false);
+	rmem_emap_kick(dev);
 }
 
 /**

@@ -64,6 +64,11 @@ static void rmem_sess_queue_barrier(struct rmem_sess *sess)
 
 	if (!dev->disk)
 		return;
+	/*
+	 * One barrier at a time: another session's teardown waits for the
+	 * posts to its queue pairs here (its own barrier comes first).
+	 */
+	mutex_lock(&dev->barrier_lock);
 	blk_mq_quiesce_queue(dev->disk->queue);
 	for (k = 0; k < dev->nr_sess; k++) {
 		for (i = 0; i < dev->nr_queues; i++) {
@@ -76,6 +81,7 @@ static void rmem_sess_queue_barrier(struct rmem_sess *sess)
 		}
 	}
 	blk_mq_unquiesce_queue(dev->disk->queue);
+	mutex_unlock(&dev->barrier_lock);
 }
 
 /*
@@ -328,8 +334,8 @@ void rmem_dev_resume_io(struct rmem_dev *dev)
 		return;
 	blk_mq_kick_requeue_list(dev->disk->queue);
 	blk_mq_run_hw_queues(dev->disk->queue, true);
-	/* and those waiting for an extent: taken now, or failed */
-	rmem_emap_kick(dev);
+	/* and those waiting for an extent or a server: go, or fail */
+	rmem_emap_resume(dev);
 }
 
 /*
