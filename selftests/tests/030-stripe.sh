@@ -15,14 +15,10 @@
 #    its mean), which uniform placement would not; each server's use is
 #    what the device says it holds there; every byte reads back;
 #  - a discard of whole extents gives each back to the server holding it;
-#  - one server out of reach for a while (a blackhole route to it on the
-#    client): the device's session to it reconnects, reads of its extents
-#    wait and complete after the reconnect, reads of the others' complete
-#    meanwhile;
 #  - when no server has room, a write to a new extent fails with ENOSPC
 #    and every extent held keeps working;
-#  - a server lost for good (server del: no listener, the reconnect's
-#    refusal ends the session at once): the extents
+#  - a server lost for good (server del: the reconnect finds no listener,
+#    or the loss timeout of 20 s passes): the extents
 #    it held fail with EIO (lost memory never reads as zeros), exactly
 #    as many as it held, and the others still read back; dev del gives
 #    the other servers their memory back.
@@ -53,7 +49,7 @@ expect_err "one server named twice is refused" \
 expect_err "polled queues over several servers are refused" \
 	"has no polled queues" "$H" "$R dev add peer $P0 peer $P1 size 64M extent 1M poll-qps 1"
 check "a thin device of 256 MiB over the three (96 MiB of pools; 16 times the smallest), 1 MiB extents" vm -t 60 "$H" \
-	"$R dev add peer $P0 peer $P1 peer $P2 size 256M extent 1M keepalive 200ms loss-timeout 60s > /dev/null"
+	"$R dev add peer $P0 peer $P1 peer $P2 size 256M extent 1M keepalive 500ms loss-timeout 20s > /dev/null"
 expect_eq "dev show: three servers, live, nothing held" "live live live 0 0 0" \
 	eval 'echo "$(peers state) $(peers extents_held)"'
 expect_eq "the servers gave nothing at attach" "0 0 0" used
@@ -111,20 +107,6 @@ check "the servers' use dropped by 16 MiB in all" \
 check "the discarded part reads zeros, the rest its data" vm -t 120 "$H" \
 	"cmp -n $((16 * M)) /dev/rmem0 /dev/zero && dd if=/dev/rmem0 bs=1M skip=16 count=48 iflag=direct status=none | cmp - <(tail -c $((48 * M)) /tmp/a)"
 
-echo "# s1 out of reach for a while"
-n1=$(peers extents_held | awk '{ print $2 }')
-check "the client's route to s1 goes (blackhole)" vm "$H" "ip route add blackhole $A1/32"
-check "the session to s1 reconnects, the others stay live" vm -t 30 "$H" \
-	"for i in \$(seq 100); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = 'live reconnecting live' ] && exit 0; sleep 0.2; done; exit 1"
-check "reads of the 48 extents held: all but s1's ($n1) complete, with their data" vm -t 120 "$H" \
-	"rm -rf /tmp/r && mkdir /tmp/r && for e in \$(seq 16 63); do (dd if=/dev/rmem0 bs=1M skip=\$e count=1 iflag=direct status=none of=/tmp/r/\$e; echo \$? > /tmp/r/\$e.rc) & done; for i in \$(seq 150); do [ \$(ls /tmp/r | grep -c rc) -ge $((48 - n1)) ] && break; sleep 0.2; done; sleep 2; n=\$(ls /tmp/r | grep -c rc); echo \"\$n done\"; [ \$n = $((48 - n1)) ] && for f in /tmp/r/*.rc; do e=\$(basename \$f .rc); [ \$(cat \$f) = 0 ] && dd if=/tmp/a bs=1M skip=\$e count=1 status=none | cmp - /tmp/r/\$e || exit 1; done"
-check "the route to s1 comes back" vm "$H" "ip route del blackhole $A1/32"
-check "all three live again within 60 s" vm -t 90 "$H" \
-	"for i in \$(seq 300); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = 'live live live' ] && exit 0; sleep 0.2; done; exit 1"
-check "s1's reads completed after the reconnect, with their data" vm -t 60 "$H" \
-	"for i in \$(seq 150); do [ \$(ls /tmp/r | grep -c rc) = 48 ] && break; sleep 0.2; done; for e in \$(seq 16 63); do [ \"\$(cat /tmp/r/\$e.rc)\" = 0 ] && dd if=/tmp/a bs=1M skip=\$e count=1 status=none | cmp - /tmp/r/\$e || exit 1; done"
-expect_eq "reconnects: s1 once, the others never" "0 1 0" peers reconnects
-
 echo "# the pools fill up"
 check "write 1 MiB at a time from 128 MiB until ENOSPC: 48 more extents fit" vm -t 240 "$H" \
 	"head -c $M /dev/urandom > /tmp/b; for i in \$(seq 0 59); do dd if=/tmp/b of=/dev/rmem0 bs=1M seek=\$((128 + i)) oflag=direct status=none 2> /tmp/e || break; done; cat /tmp/e; echo \"\$i written\"; [ \$i = 48 ] && grep -q 'No space left on device' /tmp/e"
@@ -136,8 +118,8 @@ check "the extents held keep working" vm -t 120 "$H" \
 echo "# a server lost for good: s2"
 lost=$(peers extents_held | awk '{ print $3 }')
 check "server del s2 (its client sessions end)" vm -t 60 "$S" "$R server del s2"
-check "the device's session to s2 goes dead (no listener), the others stay live" vm -t 60 "$H" \
-	"for i in \$(seq 150); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = 'live live dead' ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+check "the device's session to s2 goes dead (no listener, or the loss timeout), the others stay live" vm -t 90 "$H" \
+	"for i in \$(seq 300); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = 'live live dead' ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
 check "the extents s2 held fail with EIO ($lost of them), the others read back" vm -t 240 "$H" \
 	"bad=0; for e in \$(seq 16 63) \$(seq 128 175); do dd if=/dev/rmem0 bs=1M skip=\$e count=1 iflag=direct status=none of=/tmp/x 2> /dev/null || { bad=\$((bad + 1)); continue; }; if [ \$e -lt 64 ]; then dd if=/tmp/a bs=1M skip=\$e count=1 status=none | cmp - /tmp/x || exit 1; else cmp /tmp/x /tmp/b || exit 1; fi; done; echo \"\$bad failed\"; [ \$bad = $lost ]"
 check "dev del; the other servers have their memory back" vm -t 60 "$H" "$R dev del rmem0"
