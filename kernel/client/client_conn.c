@@ -96,14 +96,7 @@ static void rmem_sess_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
 	rmem_sess_ext_unmap(sess, ibdev);
 }
 
-/**
- * rmem_dev_release_ib() - let go of the RDMA device
- * @dev: the device, with no queue pair left
- *
- * Unmaps the buffers, frees the PD and drops the device reference: what
- * a device being removed waits for.  The next connect sets them up again
- * on the device its route leads to.
- */
+/* rmem_dev_release_ib() under ib_lock */
 static void __rmem_dev_release_ib(struct rmem_dev *dev)
 {
 	struct ib_device *ibdev = dev->ibdev;
@@ -145,6 +138,14 @@ out_unlock:
 	mutex_unlock(&dev->ib_lock);
 }
 
+/**
+ * rmem_dev_release_ib() - let go of the RDMA device
+ * @dev: the device, with no queue pair left
+ *
+ * Unmaps the buffers, frees the PD and drops the device reference: what
+ * a device being removed waits for.  The next connect sets them up again
+ * on the device its route leads to.
+ */
 void rmem_dev_release_ib(struct rmem_dev *dev)
 {
 	mutex_lock(&dev->ib_lock);
