@@ -655,6 +655,7 @@ void rmem_emap_resume(struct rmem_dev *dev);
 void rmem_emap_stop(struct rmem_dev *dev);
 
 /* ext_msg.c */
+bool rmem_sess_ext_ready(struct rmem_sess *sess);
 int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot);
 int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 		       unsigned int n);

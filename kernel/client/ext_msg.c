@@ -277,12 +277,17 @@ static int __rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 	return 0;
 }
 
-/*
- * Whether the session may talk now: live, queue pair 0 not fenced.  Under
- * @ext_lock: the teardown of its queue pairs takes it first
+/**
+ * rmem_sess_ext_ready() - whether a session may send a control message now
+ * @sess: a thin session
+ *
+ * Live, queue pair 0 not fenced.  Decisive only under @sess->ext_lock:
+ * the teardown of its queue pairs takes it first
  * (rmem_sess_ext_quiesce()), and the session is not live then.
+ *
+ * Return: true if so.
  */
-static bool rmem_sess_ext_ready(struct rmem_sess *sess)
+bool rmem_sess_ext_ready(struct rmem_sess *sess)
 {
 	return READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
 	       !READ_ONCE(sess->ext_fenced);

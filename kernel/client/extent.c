@@ -561,9 +561,7 @@ static struct rmem_sess *rmem_emap_place(struct rmem_emap *m,
 		for (i = 0; i < dev->nr_sess; i++) {
 			struct rmem_sess *sess = dev->sessions[i];
 
-			if (!(tried & BIT(i)) &&
-			    READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
-			    !READ_ONCE(sess->ext_fenced) &&
+			if (!(tried & BIT(i)) && rmem_sess_ext_ready(sess) &&
 			    (!any_room || READ_ONCE(sess->server_free) >=
 					  (1ULL << m->shift)))
 				c[n++] = sess;
