@@ -8,6 +8,11 @@
 #   lab_start one            one VM "host": Soft-RoCE rxe0 on dummy0
 #   lab_start two            VMs "server" and "client": rxe0 on a virtio NIC,
 #                            wired point to point by QEMU UDP sockets
+#   lab_start three          VMs "server1" to "server3" and "client": each
+#                            server's one NIC wired point to point to a NIC
+#                            of the client, whose three NICs are bridged
+#                            (br0: one address, one rxe0); LAB_SERVERS and
+#                            LAB_SERVER_ADDRS list the servers in order
 #   lab_exec VM CMD...       run a shell command in VM, print its output,
 #                            return its exit status (LAB_TIMEOUT seconds)
 #   lab_link VM off|on       cut or restore VM's NIC (QMP set_link)
@@ -32,6 +37,9 @@ LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-180}
 LAB_ADDR_ONE=198.18.0.1
 LAB_ADDR_SERVER=198.18.1.1
 LAB_ADDR_CLIENT=198.18.1.2
+# lab_start three: server1 has LAB_ADDR_SERVER, the others these
+LAB_ADDR_SERVER2=198.18.1.3
+LAB_ADDR_SERVER3=198.18.1.4
 LAB_PREFIX=24
 
 # Kernel log lines that fail a test: besides BUG/WARNING/Oops, what a bad
@@ -232,7 +240,7 @@ lab_wait_ready()
 	lab_log "$name up in $(awk -v a="${LAB_T0[$name]}" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')s"
 }
 
-# lab_start one|two: boot a topology.
+# lab_start one|two|three: boot a topology.
 lab_start()
 {
 	lab_prepare || return 1
@@ -256,6 +264,28 @@ lab_start()
 		lab_wait_ready server || return 1
 		lab_wait_ready client || return 1
 		LAB_SERVER=server LAB_CLIENT=client
+		LAB_SERVER_ADDR=$LAB_ADDR_SERVER
+		;;
+	three)
+		# link i (1 to 3): server i's port base + 2i, the client's
+		# base + 2i + 1; all four boot at once
+		local base=$((20000 + ($$ % 6000) * 8)) i addr cnet=()
+		LAB_SERVERS=(server1 server2 server3)
+		LAB_SERVER_ADDRS=("$LAB_ADDR_SERVER" "$LAB_ADDR_SERVER2" "$LAB_ADDR_SERVER3")
+		for i in 1 2 3; do
+			addr=${LAB_SERVER_ADDRS[i - 1]}
+			lab_launch "server$i" "eth0:$addr/$LAB_PREFIX" \
+				-netdev "socket,id=n0,udp=127.0.0.1:$((base + 2 * i + 1)),localaddr=127.0.0.1:$((base + 2 * i))" \
+				-device "virtio-net-pci,netdev=n0,mac=52:54:00:72:6d:1$i" || return 1
+			cnet+=(-netdev "socket,id=n$i,udp=127.0.0.1:$((base + 2 * i)),localaddr=127.0.0.1:$((base + 2 * i + 1))"
+			       -device "virtio-net-pci,netdev=n$i,mac=52:54:00:72:6d:2$i")
+		done
+		lab_launch client "br0:$LAB_ADDR_CLIENT/$LAB_PREFIX" "${cnet[@]}" || return 1
+		for i in 1 2 3; do
+			lab_wait_ready "server$i" || return 1
+		done
+		lab_wait_ready client || return 1
+		LAB_SERVER=server1 LAB_CLIENT=client
 		LAB_SERVER_ADDR=$LAB_ADDR_SERVER
 		;;
 	*) lab_log "unknown topology $1"; return 1 ;;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# shell.sh [one|two] [VM]: boot a lab topology (default: two) and attach an
+# shell.sh [one|two|three] [VM]: boot a lab topology (default: two) and attach an
 # interactive root shell to VM (default: the client, or "host" in the one-VM
 # topology).  rmem.ko, rmemctl and the selftests are at their host paths
 # inside the VMs.  Leaving the shell (Ctrl-]) powers the lab off.
