@@ -85,6 +85,7 @@ static const struct nla_policy rmem_dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_KEY] = NLA_POLICY_EXACT_LEN(RMEM_KEY_LEN),
 	[RMEM_A_DEV_KEY_DESC] = { .type = NLA_NUL_STRING, .len = 255 },
 	[RMEM_A_DEV_PEER] = NLA_POLICY_NESTED(rmem_peer_policy),
+	[RMEM_A_DEV_REPLICAS] = NLA_POLICY_RANGE(NLA_U8, 1, RMEM_MAX_REPLICAS),
 };
 
 static const struct nla_policy rmem_volume_policy[RMEM_A_VOLUME_MAX + 1] = {
@@ -737,6 +738,14 @@ static int rmem_nl_dev_peers(struct genl_info *info, struct nlattr **tb,
 			}
 		}
 		cfg->nr_peers++;
+	}
+	cfg->replicas = 1;
+	if (tb[RMEM_A_DEV_REPLICAS])
+		cfg->replicas = nla_get_u8(tb[RMEM_A_DEV_REPLICAS]);
+	if (cfg->replicas > cfg->nr_peers) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RMEM_A_DEV_REPLICAS],
+				    "more replicas than servers (peer): each replica needs a server of its own");
+		return -EINVAL;
 	}
 	if (cfg->nr_peers == 1)
 		return 0;

@@ -402,6 +402,11 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	     nla_put_string(skb, RMEM_A_DEV_SERVER_NAME,
 			    dev->sess->server_name)))
 		goto out_cancel;
+	if (dev->nr_sess > 1 &&
+	    (nla_put_u8(skb, RMEM_A_DEV_REPLICAS, dev->cfg.replicas) ||
+	     nla_put_u32(skb, RMEM_A_DEV_EXTENTS_DEGRADED,
+			 rmem_emap_degraded(dev))))
+		goto out_cancel;
 	for (i = 0; dev->nr_sess > 1 && i < dev->nr_sess; i++)
 		if (rmem_nl_put_peer(skb, dev, dev->sessions[i]))
 			goto out_cancel;

@@ -119,6 +119,8 @@ struct rmem_host_cfg {
  * @peers: the servers' addresses and ports, the first from the flat
  *	attributes
  * @nr_peers: servers (more than one: a thin device over several)
+ * @replicas: copies of each extent, on distinct servers (1 to
+ *	RMEM_MAX_REPLICAS, at most @nr_peers)
  * @size: bytes
  * @volume: volume name, empty for anonymous memory
  * @nr_qps: queue pairs (= hardware queues), 0 for the default
@@ -137,6 +139,7 @@ struct rmem_dev_cfg {
 	char name[RMEM_NAME_MAX];
 	struct sockaddr_storage peers[RMEM_MAX_PEERS];
 	unsigned int nr_peers;
+	unsigned int replicas;
 	u64 size;
 	char volume[RMEM_VOLUME_MAX];
 	unsigned int nr_qps;

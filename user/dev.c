@@ -49,6 +49,8 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_EXTENTS_HELD] = MNL_TYPE_U32,
 	[RMEM_A_DEV_NOSPC_EXTENT] = MNL_TYPE_U32,
 	[RMEM_A_DEV_PEER] = MNL_TYPE_NESTED,
+	[RMEM_A_DEV_REPLICAS] = MNL_TYPE_U8,
+	[RMEM_A_DEV_EXTENTS_DEGRADED] = MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type peer_policy[RMEM_A_PEER_MAX + 1] = {
@@ -141,7 +143,7 @@ static void dev_usage(FILE *f)
 		"                       [ qps N ] [ poll-qps N ] [ queue-depth N ]\n"
 		"                       [ keepalive TIME ] [ loss-timeout TIME ]\n"
 		"                       [ read-split SIZE | read-split off ]\n"
-		"                       [ read-depth N ] [ extent SIZE ]\n"
+		"                       [ read-depth N ] [ extent SIZE ] [ replicas N ]\n"
 		"                       [ host ID ] [ key-file FILE | key-desc DESC ]\n"
 		"                       [ name DEV ]\n"
 		"       rmemctl dev del DEV [ force ]\n"
@@ -460,6 +462,12 @@ static int dev_print(const struct nlattr *nest, bool stats)
 	if (tb[RMEM_A_DEV_NOSPC_EXTENT])
 		print_uint(PRINT_ANY, "nospc_extent", " nospc-extent %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_NOSPC_EXTENT]));
+	if (tb[RMEM_A_DEV_REPLICAS])
+		print_uint(PRINT_ANY, "replicas", " replicas %u",
+			   mnl_attr_get_u8(tb[RMEM_A_DEV_REPLICAS]));
+	if (tb[RMEM_A_DEV_EXTENTS_DEGRADED])
+		print_uint(PRINT_ANY, "extents_degraded", " degraded %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_EXTENTS_DEGRADED]));
 	/* text: only when the server granted less than asked */
 	if (tb[RMEM_A_DEV_READ_DEPTH_GRANTED]) {
 		uint32_t g = mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH_GRANTED]);
@@ -647,7 +655,7 @@ static int parse_read_split(const char *val, uint32_t *split)
  * dev add peer ADDR[:PORT] [peer ADDR[:PORT] ...] size SIZE [volume VOL]
  *	[qps N] [poll-qps N]
  *	[queue-depth N] [keepalive TIME] [loss-timeout TIME]
- *	[read-split SIZE|off] [read-depth N] [extent SIZE] [host ID]
+ *	[read-split SIZE|off] [read-depth N] [extent SIZE] [replicas N] [host ID]
  *	[key-file FILE | key-desc DESC] [name DEV]
  */
 static int dev_add(struct rmemctl *ctl)
@@ -657,6 +665,7 @@ static int dev_add(struct rmemctl *ctl)
 	bool has_poll = false, has_keepalive = false, has_loss = false;
 	bool has_host = false, has_key_file = false, has_key_desc = false;
 	bool has_split = false, has_rdepth = false, has_extent = false;
+	bool has_replicas = false;
 	const char *volume = NULL, *name = NULL, *word, *val;
 	const char *host = NULL, *key_file = NULL, *key_desc = NULL;
 	struct dev_add_ctx ctx = { 0 };
@@ -668,6 +677,7 @@ static int dev_add(struct rmemctl *ctl)
 	unsigned int nr_peers = 0, i;
 	struct nlattr *nest, *pn;
 	uint64_t size = 0, extent = 0;
+	uint32_t replicas = 0;
 	bool has_key;
 	struct nl *nl;
 	int ret;
@@ -733,6 +743,15 @@ static int dev_add(struct rmemctl *ctl)
 			val = arg_value(ctl, word, &has_extent);
 			if (!val || parse_size(val, &extent) < 0)
 				return -1;
+		} else if (!strcmp(word, "replicas")) {
+			val = arg_value(ctl, word, &has_replicas);
+			if (!val || parse_u32(val, "replicas", &replicas) < 0)
+				return -1;
+			if (replicas < 1 || replicas > RMEM_MAX_REPLICAS) {
+				fprintf(stderr, "rmemctl: replicas must be 1 to %u, not %s\n",
+					RMEM_MAX_REPLICAS, val);
+				return -1;
+			}
 		} else if (!strcmp(word, "name")) {
 			name = arg_value(ctl, word, &has_name);
 			if (!name)
@@ -800,6 +819,8 @@ static int dev_add(struct rmemctl *ctl)
 		nl_put_u32(nl, RMEM_A_DEV_READ_DEPTH, rdepth);
 	if (has_extent)
 		nl_put_u64(nl, RMEM_A_DEV_EXTENT, extent);
+	if (has_replicas)
+		nl_put_u8(nl, RMEM_A_DEV_REPLICAS, replicas);
 	if (id[0])
 		nl_put_strz(nl, RMEM_A_DEV_HOST_ID, id);
 	if (has_key)

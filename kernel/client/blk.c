@@ -58,9 +58,20 @@ static bool rmem_rq_budget_left(const struct rmem_req *cmd)
 static bool rmem_rq_goes_again(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	struct rmem_dev *dev = cmd->leg.queue->dev;
 
-	return cmd->status && rmem_sess_holds_io(cmd->queue->sess, rq) &&
-	       (!cmd->hard_error || rmem_rq_budget_left(cmd));
+	if (!cmd->status || cmd->final ||
+	    (cmd->hard_error && !rmem_rq_budget_left(cmd)))
+		return false;
+	/*
+	 * Over several servers the reissue reads the map again: it goes to
+	 * a replica that takes I/O, waits for one that reconnects, or fails
+	 * (final) when none is left.
+	 */
+	if (dev->nr_sess > 1)
+		return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
+		       !blk_noretry_request(rq);
+	return rmem_sess_holds_io(cmd->leg.queue->sess, rq);
 }
 
 /*
@@ -105,15 +116,17 @@ static void rmem_rq_account(struct rmem_queue *queue, struct request *rq,
  * from the connection (flushed, retries exceeded), counts against the
  * request's retry budget.
  */
-static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
+static void rmem_rdma_failed(struct rmem_leg *leg, enum ib_wc_status status)
 {
+	struct rmem_queue *queue = leg->queue;
+
 	if (status != IB_WC_WR_FLUSH_ERR)
 		pr_err_ratelimited("%s: RDMA %s failed: %s\n",
-				   cmd->queue->dev->name,
-				   rq_data_dir(blk_mq_rq_from_pdu(cmd)) ?
+				   queue->dev->name,
+				   rq_data_dir(blk_mq_rq_from_pdu(leg->cmd)) ?
 				   "write" : "read",
 				   ib_wc_status_msg(status));
-	cmd->status = BLK_STS_IOERR;
+	leg->status = BLK_STS_IOERR;
 	switch (status) {
 	case IB_WC_WR_FLUSH_ERR:
 	case IB_WC_RETRY_EXC_ERR:
@@ -122,7 +135,7 @@ static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
 	case IB_WC_FATAL_ERR:
 		break;
 	default:
-		cmd->hard_error = true;
+		leg->hard_error = true;
 		break;
 	}
 	/*
@@ -130,13 +143,13 @@ static void rmem_rdma_failed(struct rmem_req *cmd, enum ib_wc_status status)
 	 * every work request of a broken queue pair as flushed, the one that
 	 * broke it too (rxe does), and then this is all the log says.
 	 */
-	if (READ_ONCE(cmd->queue->connected)) {
-		WRITE_ONCE(cmd->queue->connected, false);
+	if (READ_ONCE(queue->connected)) {
+		WRITE_ONCE(queue->connected, false);
 		pr_warn_ratelimited("%s: queue %u: a work request failed: %s\n",
-				    cmd->queue->dev->name, cmd->queue->index,
+				    queue->dev->name, queue->index,
 				    ib_wc_status_msg(status));
 	}
-	rmem_sess_fail(cmd->queue->sess);
+	rmem_sess_fail(queue->sess);
 }
 
 /*
@@ -158,15 +171,57 @@ static void rmem_complete_batch(struct io_comp_batch *iob)
 	blk_mq_end_request_batch(iob);
 }
 
-static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * A write's legs have all ended: it succeeded if one replica took it and
+ * the replicas that did not (a leg failed, or it skipped them at issue)
+ * turned stale (while one that took it is still current); else it failed
+ * (and goes again, if it may).
+ */
+static void rmem_req_settle(struct rmem_req *cmd)
 {
-	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req, cqe);
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
-	struct rmem_queue *queue = cmd->queue;
+	struct rmem_dev *dev = cmd->leg.queue->dev;
+	unsigned int i, ok = 0, bad = cmd->skipped;
+	bool hard = false;
+
+	for (i = 0; i < cmd->nr_legs; i++) {
+		struct rmem_leg *leg = rmem_req_leg(cmd, i);
+
+		if (leg->status) {
+			bad |= BIT(leg->replica);
+			hard |= leg->hard_error;
+		} else {
+			ok |= BIT(leg->replica);
+		}
+	}
+	if (bad && ok &&
+	    rmem_emap_stale(dev, rmem_emap_rq_extent(dev, rq), bad, ok))
+		bad = 0;
+	cmd->status = bad ? BLK_STS_IOERR : BLK_STS_OK;
+	cmd->hard_error = bad && hard;
+	cmd->skipped = 0;
+}
+
+/*
+ * Every leg of @cmd ended: the request's status, its data unmapped, and
+ * it completes.
+ */
+static void rmem_req_end(struct rmem_req *cmd)
+{
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+	struct rmem_queue *queue = cmd->leg.queue;
 	u64 lat_ns = rmem_lat_now() - cmd->start_ns;
 
-	if (unlikely(wc->status != IB_WC_SUCCESS))
-		rmem_rdma_failed(cmd, wc->status);
+	if (cmd->nr_legs == 1 && !cmd->skipped) {
+		cmd->status = cmd->leg.status;
+		cmd->hard_error = cmd->leg.hard_error;
+	} else {
+		rmem_req_settle(cmd);
+	}
+	if (cmd->reading) {
+		atomic_dec(&queue->io->reads);
+		cmd->reading = false;
+	}
 	rmem_unmap_data(queue->dev, cmd);
 	/* a thin device's read: the part in an extent never written */
 	if (unlikely(cmd->hole_len) && !cmd->status)
@@ -175,7 +230,6 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 		rmem_rq_account(queue, rq, lat_ns);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
 			   cmd->status);
-	WRITE_ONCE(queue->io->last_done, jiffies);
 	if (queue->poll) {
 		/*
 		 * raw: ib_drain_qp() on a polled CQ ends flushed requests here
@@ -197,14 +251,45 @@ static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 	blk_mq_complete_request(rq);
 }
 
+/**
+ * rmem_leg_end() - a leg of a request ended, done or not posted
+ * @leg: the leg, none of its work requests live
+ *
+ * The request ends with its last leg.
+ *
+ * Context: its queue's CQ context, or where it was found unposted.
+ */
+void rmem_leg_end(struct rmem_leg *leg)
+{
+	struct rmem_req *cmd = leg->cmd;
+
+	if (cmd->nr_legs > 1) {
+		WRITE_ONCE(leg->ended, true);
+		/* the last leg to end sees every leg's status: full barrier */
+		if (!atomic_dec_and_test(&cmd->pending))
+			return;
+	}
+	rmem_req_end(cmd);
+}
+
+static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmem_leg *leg = container_of(wc->wr_cqe, struct rmem_leg, cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		rmem_rdma_failed(leg, wc->status);
+	WRITE_ONCE(leg->queue->io->last_done, jiffies);
+	rmem_leg_end(leg);
+}
+
 /* Only failed (or flushed) unsignalled work requests complete here. */
 static void rmem_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rmem_req *cmd = container_of(wc->wr_cqe, struct rmem_req,
+	struct rmem_leg *leg = container_of(wc->wr_cqe, struct rmem_leg,
 					    err_cqe);
 
 	if (wc->status != IB_WC_SUCCESS)
-		rmem_rdma_failed(cmd, wc->status);
+		rmem_rdma_failed(leg, wc->status);
 }
 
 /*
@@ -269,17 +354,24 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	 */
 	if (WARN_ON_ONCE(cmd->ext || cmd->nr_sgl))
 		rmem_unmap_data(dev, cmd);
-	cmd->queue = queue;
+	cmd->leg.queue = queue;
+	cmd->leg.status = BLK_STS_OK;
+	cmd->leg.hard_error = false;
+	cmd->leg.partial = false;
+	cmd->leg.ended = false;
+	cmd->leg.replica = 0;
+	cmd->leg.wr = cmd->iwr;
+	cmd->leg.nr_wr = ARRAY_SIZE(cmd->iwr);
+	cmd->nr_legs = 1;
+	cmd->skipped = 0;
 	cmd->status = BLK_STS_OK;
 	cmd->hard_error = false;
+	cmd->final = false;
 	cmd->nents = 0;
-	cmd->partial = false;
 	cmd->hole_len = 0;
 	cmd->sgl = cmd->isgl;
 	cmd->sge = cmd->isge;
 	cmd->nr_sge = ARRAY_SIZE(cmd->isge);
-	cmd->wr = cmd->iwr;
-	cmd->nr_wr = ARRAY_SIZE(cmd->iwr);
 
 	switch (req_op(rq)) {
 	case REQ_OP_DISCARD:
@@ -321,25 +413,21 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	if (dev->emap && rmem_emap_queue_rq(dev, rq))
 		return BLK_STS_OK;
 	if (dev->nr_sess > 1) {
-		struct rmem_queue *owner = rmem_emap_queue(dev, queue, rq);
+		int n = rmem_emap_legs(dev, queue->index, rq, cmd);
 
 		/*
-		 * Its server stopped being live since the map was read, or is
-		 * dead: through the completion path, held (the map's list,
-		 * then) or failed.  A request across extents (none should be:
-		 * chunk_sectors) fails after its retries.
+		 * No replica's server takes I/O since the map was read, or
+		 * none is left: through the completion path, held (the map's
+		 * list, then) or failed.  A request across extents (none
+		 * should be: chunk_sectors) fails after its retries.
 		 */
-		if (unlikely(!owner ||
-			     READ_ONCE(owner->sess->state) != RMEM_DEV_STATE_LIVE ||
-			     !READ_ONCE(owner->connected))) {
-			cmd->hard_error = !owner;
-			cmd->queue = owner ?: queue;
+		if (unlikely(n <= 0)) {
+			cmd->final = n < 0;
 			cmd->status = BLK_STS_IOERR;
 			blk_mq_complete_request(rq);
 			return BLK_STS_OK;
 		}
-		cmd->queue = owner;
-		queue = owner;
+		queue = cmd->leg.queue;
 	}
 	trace_rmem_rq_issue(dev->name, queue->index, rq);
 	if (!zero_len) {
@@ -355,12 +443,31 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 			goto out_unmap;
 		err = rmem_build_wrs(dev, cmd, op, pos, zero_len);
 	}
+	if (!err && cmd->nr_legs > 1)
+		err = rmem_build_xlegs(cmd, pos);
 	if (err) {
 		ret = BLK_STS_IOERR;
 		goto out_unmap;
 	}
+	/* a read of an extent with replicas: counted where it goes */
+	if (dev->cfg.replicas > 1 && op == IB_WR_RDMA_READ) {
+		atomic_inc(&queue->io->reads);
+		cmd->reading = true;
+	}
 	/* from here it ends through the completion path, posted or not */
-	rmem_queue_batch(queue, cmd);
+	if (cmd->nr_legs == 1) {
+		rmem_queue_batch(queue, &cmd->leg);
+	} else {
+		unsigned int i, n = cmd->nr_legs;
+
+		/* the last leg queued may end the request: no touch after */
+		atomic_set(&cmd->pending, n);
+		for (i = 0; i < n; i++) {
+			struct rmem_leg *leg = rmem_req_leg(cmd, i);
+
+			rmem_queue_batch(leg->queue, leg);
+		}
+	}
 	return BLK_STS_OK;
 
 out_unmap:
@@ -402,7 +509,7 @@ static blk_status_t rmem_queue_rq(struct blk_mq_hw_ctx *hctx,
 static void rmem_complete_rq(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
-	struct rmem_dev *dev = cmd->queue->dev;
+	struct rmem_dev *dev = cmd->leg.queue->dev;
 
 	/*
 	 * The connection broke under the request: reissue it once the
@@ -433,13 +540,16 @@ static void rmem_complete_rq(struct request *rq)
 static bool rmem_blk_end_partial(struct request *rq, void *data)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	unsigned int i;
 
-	if (cmd->queue == data && READ_ONCE(cmd->partial)) {
-		WRITE_ONCE(cmd->partial, false);
-		trace_rmem_rq_done(cmd->queue->dev->name, cmd->queue->index, rq,
-				   rmem_lat_now() - cmd->start_ns, cmd->status);
-		rmem_unmap_data(cmd->queue->dev, cmd);
-		blk_mq_complete_request(rq);
+	for (i = 0; i < cmd->nr_legs; i++) {
+		struct rmem_leg *leg = rmem_req_leg(cmd, i);
+
+		if (leg->queue == data && READ_ONCE(leg->partial)) {
+			WRITE_ONCE(leg->partial, false);
+			rmem_leg_end(leg);
+			break;
+		}
 	}
 	return true;
 }
@@ -490,8 +600,9 @@ static int rmem_poll_cq(struct rmem_queue *queue, int budget)
 static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
-	struct rmem_queue *queue = cmd->queue;
+	struct rmem_queue *queue = cmd->leg.queue;
 	struct rmem_dev *dev = queue->dev;
+	unsigned int i;
 
 	/*
 	 * On a polled queue the completion may just be waiting for a poll;
@@ -505,32 +616,41 @@ static enum blk_eh_timer_return rmem_timeout(struct request *rq)
 	/* waiting for a thin device's extent: the extent worker ends it */
 	if (READ_ONCE(cmd->thin_wait))
 		return BLK_EH_RESET_TIMER;
-	switch (READ_ONCE(queue->sess->state)) {
-	case RMEM_DEV_STATE_LIVE:
-		/*
-		 * Completed meanwhile (the request is held, not reused, while
-		 * this runs; it may be requeued and issued again): not ours
-		 * to mark, and its connection works.
-		 */
-		if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
-			return BLK_EH_DONE;
-		pr_warn_ratelimited("%s: request timed out\n", dev->name);
-		/*
-		 * Its flush completion reissues it after the reconnect; a
-		 * request the server never answers counts against its retry
-		 * budget like one it refuses.
-		 */
-		WRITE_ONCE(cmd->hard_error, true);
-		rmem_sess_fail(queue->sess);
-		break;
-	case RMEM_DEV_STATE_DEAD:
-	case RMEM_DEV_STATE_DELETING:
-		pr_warn_ratelimited("%s: request timed out; aborting the queue pairs\n",
-				    dev->name);
-		rmem_sess_abort(queue->sess);
-		break;
-	default:
-		break;
+	/*
+	 * Completed meanwhile (the request is held, not reused, while this
+	 * runs; it may be requeued and issued again): not ours to mark.
+	 */
+	if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
+		return BLK_EH_DONE;
+	/* each leg's server: a write to replicas waits for all of them */
+	for (i = 0; i < cmd->nr_legs; i++) {
+		struct rmem_leg *leg = rmem_req_leg(cmd, i);
+
+		if (READ_ONCE(leg->ended))
+			continue;
+		queue = leg->queue;
+		switch (READ_ONCE(queue->sess->state)) {
+		case RMEM_DEV_STATE_LIVE:
+			pr_warn_ratelimited("%s: request timed out (server %pISpc)\n",
+					    dev->name, &queue->sess->peer);
+			/*
+			 * Its flush completion reissues it after the
+			 * reconnect; a request the server never answers
+			 * counts against its retry budget like one it
+			 * refuses.
+			 */
+			WRITE_ONCE(leg->hard_error, true);
+			rmem_sess_fail(queue->sess);
+			break;
+		case RMEM_DEV_STATE_DEAD:
+		case RMEM_DEV_STATE_DELETING:
+			pr_warn_ratelimited("%s: request timed out; aborting the queue pairs\n",
+					    dev->name);
+			rmem_sess_abort(queue->sess);
+			break;
+		default:
+			break;
+		}
 	}
 	return BLK_EH_RESET_TIMER;
 }
@@ -606,10 +726,22 @@ static int rmem_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 static int rmem_init_request(struct blk_mq_tag_set *set, struct request *rq,
 			     unsigned int hctx_idx, unsigned int numa_node)
 {
+	struct rmem_dev *dev = set->driver_data;
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	unsigned int i;
 
-	cmd->cqe.done = rmem_rdma_done;
-	cmd->err_cqe.done = rmem_rdma_err_done;
+	for (i = 0; i < dev->cfg.replicas; i++) {
+		struct rmem_leg *leg = rmem_req_leg(cmd, i);
+
+		leg->cmd = cmd;
+		leg->cqe.done = rmem_rdma_done;
+		leg->err_cqe.done = rmem_rdma_err_done;
+		if (i) {
+			leg->wr = cmd->xleg[i - 1].iwr;
+			leg->nr_wr = ARRAY_SIZE(cmd->xleg[i - 1].iwr);
+		}
+	}
+	cmd->nr_legs = 1;
 	cmd->sgl = cmd->isgl;
 	cmd->ext = NULL;
 	return 0;
@@ -637,140 +769,6 @@ static const struct blk_mq_ops rmem_mq_ops = {
 
 static const struct block_device_operations rmem_fops = {
 	.owner		= THIS_MODULE,
-};
-
-/* ---- sysfs: /sys/block/rmemN/rmem/ ------------------------------------ */
-
-static struct rmem_dev *rmem_dev_of(struct device *d)
-{
-	return dev_to_disk(d)->private_data;
-}
-
-static ssize_t peer_show(struct device *d, struct device_attribute *attr,
-			 char *buf)
-{
-	struct rmem_dev *dev = rmem_dev_of(d);
-	unsigned int i;
-	int len = 0;
-
-	/* its servers, space separated */
-	for (i = 0; i < dev->cfg.nr_peers; i++)
-		len += sysfs_emit_at(buf, len, "%s%pISpc", i ? " " : "",
-				     &dev->cfg.peers[i]);
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-static DEVICE_ATTR_RO(peer);
-
-static ssize_t volume_show(struct device *d, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%s\n", rmem_dev_of(d)->cfg.volume);
-}
-static DEVICE_ATTR_RO(volume);
-
-static ssize_t state_show(struct device *d, struct device_attribute *attr,
-			  char *buf)
-{
-	static const char * const names[] = {
-		[RMEM_DEV_STATE_CONNECTING] = "connecting",
-		[RMEM_DEV_STATE_LIVE] = "live",
-		[RMEM_DEV_STATE_DEAD] = "dead",
-		[RMEM_DEV_STATE_DELETING] = "deleting",
-		[RMEM_DEV_STATE_RECONNECTING] = "reconnecting",
-	};
-	unsigned int s = rmem_dev_state(rmem_dev_of(d));
-
-	return sysfs_emit(buf, "%s\n", s < ARRAY_SIZE(names) && names[s] ?
-			  names[s] : "unknown");
-}
-static DEVICE_ATTR_RO(state);
-
-static ssize_t server_id_show(struct device *d, struct device_attribute *attr,
-			      char *buf)
-{
-	return sysfs_emit(buf, "%*phN\n", RMEM_ID_LEN,
-			  rmem_dev_of(d)->sess->server_id);
-}
-static DEVICE_ATTR_RO(server_id);
-
-static ssize_t generation_show(struct device *d,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", rmem_dev_of(d)->sess->generation);
-}
-static DEVICE_ATTR_RO(generation);
-
-static ssize_t qps_show(struct device *d, struct device_attribute *attr,
-			char *buf)
-{
-	struct rmem_dev *dev = rmem_dev_of(d);
-
-	return sysfs_emit(buf, "%u\n", dev->nr_queues - dev->nr_poll);
-}
-static DEVICE_ATTR_RO(qps);
-
-static ssize_t poll_qps_show(struct device *d, struct device_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%u\n", rmem_dev_of(d)->nr_poll);
-}
-static DEVICE_ATTR_RO(poll_qps);
-
-static ssize_t queue_depth_show(struct device *d,
-				struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", rmem_dev_of(d)->cfg.queue_depth);
-}
-static DEVICE_ATTR_RO(queue_depth);
-
-/*
- * Requests completed (successfully) per queue pair, space separated, in
- * queue order: the interrupt-driven queues, then the polled ones.
- */
-static ssize_t qp_requests_show(struct device *d,
-				struct device_attribute *attr, char *buf)
-{
-	struct rmem_dev *dev = rmem_dev_of(d);
-	unsigned int i, k;
-	int len = 0;
-
-	for (i = 0; i < dev->nr_queues; i++) {
-		u64 n = 0;
-
-		for (k = 0; k < dev->nr_sess; k++) {
-			const struct rmem_stats *st;
-
-			st = &dev->queue_io[k * dev->nr_queues + i].stats;
-			n += READ_ONCE(st->reads) + READ_ONCE(st->writes) +
-			     READ_ONCE(st->zeroes);
-		}
-		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "", n);
-	}
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-static DEVICE_ATTR_RO(qp_requests);
-
-static struct attribute *rmem_disk_attrs[] = {
-	&dev_attr_qp_requests.attr,
-	&dev_attr_peer.attr,
-	&dev_attr_volume.attr,
-	&dev_attr_state.attr,
-	&dev_attr_server_id.attr,
-	&dev_attr_generation.attr,
-	&dev_attr_qps.attr,
-	&dev_attr_poll_qps.attr,
-	&dev_attr_queue_depth.attr,
-	NULL,
-};
-
-static const struct attribute_group rmem_disk_group = {
-	.name = "rmem",
-	.attrs = rmem_disk_attrs,
-};
-
-static const struct attribute_group *rmem_disk_groups[] = {
-	&rmem_disk_group,
-	NULL,
 };
 
 /* ---- disk lifetime ------------------------------------------------------ */
@@ -838,6 +836,12 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 */
 }
 
+/* A request's PDU: its own, and a leg for each further replica. */
+static unsigned int rmem_cmd_size(const struct rmem_dev *dev)
+{
+	return struct_size_t(struct rmem_req, xleg, dev->cfg.replicas - 1);
+}
+
 /*
  * Elements the mempool of larger requests keeps in reserve: enough for
  * every queue to have one in flight, twice over, so that one waiting
@@ -864,7 +868,7 @@ static unsigned int rmem_ext_reserve(const struct rmem_dev *dev)
  */
 u64 rmem_dev_memory(const struct rmem_dev *dev)
 {
-	u64 rq = ALIGN(sizeof(struct request) + sizeof(struct rmem_req),
+	u64 rq = ALIGN(sizeof(struct request) + rmem_cmd_size(dev),
 		       cache_line_size());
 
 	return (u64)dev->nr_queues * dev->cfg.queue_depth * rq +
@@ -893,8 +897,13 @@ int rmem_blk_create(struct rmem_dev *dev)
 	struct gendisk *disk;
 	int node, ret;
 
-	/* a PDU of at most 1 KiB: what does not fit goes to the mempool */
+	/*
+	 * A PDU of at most 1 KiB: what does not fit goes to the mempool; a
+	 * device with replicas adds a leg's room for each further one.
+	 */
 	BUILD_BUG_ON(sizeof(struct rmem_req) > SZ_1K);
+	BUILD_BUG_ON(struct_size_t(struct rmem_req, xleg,
+				   RMEM_MAX_REPLICAS - 1) > SZ_2K);
 	node = ibdev_to_node(dev->ibdev);
 	dev->ext_pool = mempool_create_node(rmem_ext_reserve(dev),
 					    rmem_ext_alloc, mempool_kfree,
@@ -909,7 +918,7 @@ int rmem_blk_create(struct rmem_dev *dev)
 	set->queue_depth = dev->cfg.queue_depth;
 	/* the requests' PDUs near the NIC that reads and writes them */
 	set->numa_node = ibdev_to_node(dev->ibdev);
-	set->cmd_size = sizeof(struct rmem_req);
+	set->cmd_size = rmem_cmd_size(dev);
 	set->flags = RMEM_BLK_MQ_F_MERGE;
 	set->driver_data = dev;
 	set->timeout = 30 * HZ;

@@ -182,6 +182,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	mutex_init(&dev->barrier_lock);
 	if (!dev->cfg.queue_depth)
 		dev->cfg.queue_depth = rmem_default_queue_depth;
+	dev->cfg.replicas = clamp(dev->cfg.replicas, 1U, cfg->nr_peers);
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
 	if (!dev->zero || (cfg->extent && rmem_emap_alloc(dev)))
 		goto out_nomem;
@@ -294,6 +295,32 @@ static int rmem_sess_open(struct rmem_sess *sess, int *bad_attr,
 	return ret;
 }
 
+/*
+ * Copies of an extent must sit in distinct pools: with replicas, session
+ * @i (just opened) must not reach the pool of an earlier one (one server
+ * named by two of its addresses).  On error *@bad_attr names the
+ * attribute.
+ */
+static int rmem_dev_distinct_pools(struct rmem_dev *dev, unsigned int i,
+				   int *bad_attr, struct netlink_ext_ack *extack)
+{
+	unsigned int k;
+
+	if (dev->cfg.replicas == 1)
+		return 0;
+	for (k = 0; k < i; k++) {
+		if (!memcmp(dev->sessions[k]->server_id,
+			    dev->sessions[i]->server_id,
+			    sizeof(dev->sessions[i]->server_id))) {
+			NL_SET_ERR_MSG(extack,
+				       "two peers reach the same server (one pool): replicas need distinct servers");
+			*bad_attr = RMEM_A_DEV_PEER;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /**
  * rmem_dev_add() - attach remote memory as a new block device
  * @cfg: peer, size, volume, queue pairs, queue depth, name
@@ -325,6 +352,8 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		return PTR_ERR(dev);
 	for (i = 0; i < dev->nr_sess; i++) {
 		ret = rmem_sess_open(dev->sessions[i], bad_attr, extack);
+		if (!ret)
+			ret = rmem_dev_distinct_pools(dev, i, bad_attr, extack);
 		if (ret) {
 			/* which server, where nothing more precise is known */
 			if (i && !*bad_attr && ret != -ENOMEM)

@@ -17,6 +17,7 @@
 #include "rmem.h"
 
 struct crypto_shash;
+struct rmem_leg;
 
 #define RMEM_MAX_DEV_QPS	64
 /* Requests posted with one doorbell at most (wr.c). */
@@ -154,7 +155,9 @@ struct rmem_stats {
  * struct rmem_queue_io - what the I/O of one hardware queue writes
  * @batch_lock: protects @batch and @batch_nr
  * @batch_nr: requests in @batch
- * @batch: requests built, to be posted with one doorbell (wr.c)
+ * @batch: legs of requests built, to be posted with one doorbell (wr.c)
+ * @reads: reads in flight on it, of a device with replicas (a read goes to
+ *	the replica whose queue pair has fewer)
  * @last_done: jiffies of the last request completion
  * @stats: counters
  *
@@ -166,7 +169,8 @@ struct rmem_queue_io {
 	/* submission (->queue_rq()) */
 	spinlock_t batch_lock ____cacheline_aligned_in_smp; /* @batch, @batch_nr */
 	unsigned int batch_nr;
-	struct rmem_req *batch[RMEM_BATCH];
+	struct rmem_leg *batch[RMEM_BATCH];
+	atomic_t reads;
 	/* completion (the CQ's context) */
 	unsigned long last_done ____cacheline_aligned_in_smp;
 	struct rmem_stats stats;
@@ -229,8 +233,10 @@ struct rmem_remote_chunk {
  * @nr: extents
  * @state: per extent, unwritten, present, freeing, giving or sent
  *	(release/acquire)
- * @owner: per extent with memory, the index of the session whose server
- *	holds it (written before @state publishes it)
+ * @rep: per extent with memory, its replicas: the sessions whose servers
+ *	hold it, and which of them are stale (extent.c's RMEM_REP_*; the
+ *	sessions written before @state publishes them, the stale bits only
+ *	ever set, with cmpxchg, until the extent is given back)
  * @held: extents present
  * @lock: protects @waiting
  * @waiting: started requests waiting for an extent (rq->queuelist)
@@ -254,7 +260,7 @@ struct rmem_emap {
 	unsigned int shift;
 	unsigned int nr;
 	u32 *state;
-	u8 *owner;
+	u32 *rep;
 	atomic_t held;
 	spinlock_t lock;	/* @waiting */
 	struct list_head waiting;
@@ -568,16 +574,69 @@ struct rmem_req_ext {
 };
 
 /**
- * struct rmem_req - per-request context, preallocated by blk-mq (cmd_size)
- * @queue: the queue it was issued on
- * @cqe: completion of the last (signalled) work request
+ * struct rmem_leg - what a request posts on one queue pair: all of it, or
+ *	for a write to an extent with replicas, its copy to one of them
+ * @cmd: the request
+ * @queue: the queue it was posted on
+ * @cqe: completion of its last (signalled) work request
  * @err_cqe: completion of unsignalled work requests (flushes only)
+ * @wr: its RDMA READ/WRITE work requests
+ * @nr_wr: work requests @wr has room for
+ * @last_wr: its last work request, which a batch chains to the next leg's
+ *	first
+ * @status: BLK_STS_OK, or BLK_STS_IOERR if a work request failed or it
+ *	was not posted
+ * @hard_error: a work request failed because of the request, not the
+ *	connection (flush, retries exceeded)
+ * @partial: posted only in part: ends when its queue pair is drained
+ * @ended: it ended (the timeout handler leaves its server alone)
+ * @replica: which of the extent's replicas it writes (a device with
+ *	replicas), else 0
+ */
+struct rmem_leg {
+	struct rmem_req *cmd;
+	struct rmem_queue *queue;
+	struct ib_cqe cqe;
+	struct ib_cqe err_cqe;
+	struct ib_rdma_wr *wr;
+	unsigned int nr_wr;
+	struct ib_send_wr *last_wr;
+	blk_status_t status;
+	bool hard_error;
+	bool partial;
+	bool ended;
+	u8 replica;
+};
+
+/**
+ * struct rmem_xleg - a write's leg to a further replica
+ * @leg: the leg
+ * @iwr: its work requests: a write takes at most RMEM_INLINE_WRS (it is no
+ *	longer than the smallest chunk: at most one chunk boundary, and at
+ *	most RMEM_WRS_PER_RQ times max_sge segments), and its legs all cut
+ *	at the same places (rmem_build_wrs())
+ */
+struct rmem_xleg {
+	struct rmem_leg leg;
+	struct ib_rdma_wr iwr[RMEM_INLINE_WRS];
+};
+
+/**
+ * struct rmem_req - per-request context, preallocated by blk-mq (cmd_size)
+ * @leg: what it posts on the queue pair it was issued on (a write to an
+ *	extent with replicas: to its first replica); its work requests are
+ *	@iwr, or @ext's
  * @status: block status to complete with
  * @retries: times it was reissued after a failure of its own (@hard_error;
  *	at most RMEM_MAX_RETRIES)
  * @hard_error: a work request failed because of the request, not the
  *	connection (flush, retries exceeded)
- * @partial: posted only in part: ends when its queue pair is drained
+ * @final: its failure is final, not to be reissued (no replica left)
+ * @nr_legs: legs posted: 1, or a write's replicas
+ * @pending: legs not ended yet (more than one leg)
+ * @skipped: a write's current replicas it did not go to (their servers
+ *	took no I/O at issue), as a mask: they turn stale when it settles
+ * @reading: a read counted in its queue's &rmem_queue_io.reads
  * @thin_wait: on a thin device's list, waiting for an extent's memory
  * @hole_off: a thin device's read: where the part of it that falls in an
  *	extent never written starts (bytes into the request)
@@ -587,43 +646,49 @@ struct rmem_req_ext {
  *	latency histograms; a reissue keeps it
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
  * @nents: entries ib_dma_map_sg() returned (what the work requests use)
- * @last_wr: its last work request, which a batch chains to the next
- *	request's first
  * @sgl: the request's pages: @isgl, or @ext's
- * @sge: local scatter/gather entries of the work requests: @isge or @ext's
- * @wr: the RDMA READ/WRITE work requests: @iwr, or @ext's
+ * @sge: local scatter/gather entries of the work requests (every leg's):
+ *	@isge or @ext's
  * @ext: the room it took from the device's mempool, or NULL
  * @nr_sge: entries @sge has room for
- * @nr_wr: work requests @wr has room for
  * @isgl: inline room for the pages of a small request
  * @isge: inline room for its scatter/gather entries
  * @iwr: inline room for its work requests
+ * @xleg: legs to a write's further replicas (cfg.replicas - 1 of them:
+ *	blk-mq allocates them with the PDU)
  */
 struct rmem_req {
-	struct rmem_queue *queue;
-	struct ib_cqe cqe;
-	struct ib_cqe err_cqe;
+	struct rmem_leg leg;
 	blk_status_t status;
 	u8 retries;
 	bool hard_error;
-	bool partial;
+	bool final;
+	u8 nr_legs;
+	u8 skipped;
+	atomic_t pending;
+	bool reading;
 	bool thin_wait;
 	u32 hole_off;
 	u32 hole_len;
 	u64 start_ns;
 	int nr_sgl;
 	int nents;
-	struct ib_send_wr *last_wr;
 	struct scatterlist *sgl;
 	struct ib_sge *sge;
-	struct ib_rdma_wr *wr;
 	struct rmem_req_ext *ext;
 	unsigned int nr_sge;
-	unsigned int nr_wr;
 	struct scatterlist isgl[RMEM_INLINE_SEGS];
 	struct ib_sge isge[RMEM_INLINE_SGES];
 	struct ib_rdma_wr iwr[RMEM_INLINE_WRS];
+	struct rmem_xleg xleg[];
 };
+
+/* Leg @i of @cmd: 0 is its own, the others a write's further replicas. */
+static inline struct rmem_leg *rmem_req_leg(struct rmem_req *cmd,
+					    unsigned int i)
+{
+	return i ? &cmd->xleg[i - 1].leg : &cmd->leg;
+}
 
 /*
  * Work requests a queue pair keeps room for besides its requests' own:
@@ -644,8 +709,13 @@ unsigned int rmem_emap_held_by(const struct rmem_dev *dev,
 bool rmem_emap_table_ok(struct rmem_sess *sess);
 void rmem_emap_load_table(struct rmem_sess *sess);
 bool rmem_emap_queue_rq(struct rmem_dev *dev, struct request *rq);
-struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
-				   struct rmem_queue *queue, struct request *rq);
+int rmem_emap_legs(struct rmem_dev *dev, unsigned int qi, struct request *rq,
+		   struct rmem_req *cmd);
+unsigned int rmem_emap_rq_extent(const struct rmem_dev *dev,
+				 struct request *rq);
+bool rmem_emap_stale(struct rmem_dev *dev, unsigned int e, unsigned int bad,
+		     unsigned int keep);
+unsigned int rmem_emap_degraded(const struct rmem_dev *dev);
 void rmem_sess_ext_quiesce(struct rmem_sess *sess);
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);
@@ -672,7 +742,8 @@ blk_status_t rmem_map_data(struct rmem_dev *dev, struct request *rq,
 void rmem_unmap_data(struct rmem_dev *dev, struct rmem_req *cmd);
 int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		   enum ib_wr_opcode op, u64 pos, u32 zero_len);
-void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd);
+int rmem_build_xlegs(struct rmem_req *cmd, u64 pos);
+void rmem_queue_batch(struct rmem_queue *queue, struct rmem_leg *leg);
 void rmem_commit_batch(struct rmem_queue *queue);
 void rmem_flush_batch(struct rmem_queue *queue);
 
@@ -738,6 +809,9 @@ static inline u64 rmem_lat_now(void)
 	return RMEM_LAT_STATS ? ktime_get_ns() : 0;
 }
 
+/* sysfs.c */
+extern const struct attribute_group *rmem_disk_groups[];
+
 /* blk.c */
 int rmem_blk_init(void);
 void rmem_blk_exit(void);
@@ -747,5 +821,6 @@ u64 rmem_dev_memory(const struct rmem_dev *dev);
 void rmem_blk_remove(struct rmem_dev *dev);
 void rmem_blk_free(struct rmem_dev *dev);
 void rmem_blk_drained(struct rmem_queue *queue);
+void rmem_leg_end(struct rmem_leg *leg);
 
 #endif /* _RMEM_CLIENT_H */

@@ -18,35 +18,18 @@
  * A read of an unwritten extent returns zeros without the network, and a
  * write of zeros to one has nothing to do.  Any other request that
  * touches an unwritten extent cannot wait in ->queue_rq(): it is started
- * and put on the map's list, and the worker (rmem_extent_wq: WQ_MEM_RECLAIM,
- * under memalloc_noio, with the session's preallocated message buffers:
- * swap writes come this way) asks the server for the extent's slot
- * (RMEM_WIRE_EXTENT_ALLOC), reads the slot's chunk table entries, marks
- * the extent present and requeues the requests waiting for it.  When the
- * server has no room, they fail with BLK_STS_NOSPC, "events" says so
- * once until an extent is taken or given back, and every present extent
- * keeps working.  When nothing waits for memory, the worker gives freeing
- * extents back one at a time: it marks one giving (requests to it wait
- * from then on), looks again later while one issued before is in flight
- * on it, gives the slot back (RMEM_WIRE_EXTENT_FREE) and marks it
- * unwritten.
- * The worker talks to the server only while the device is live; a reconnect
- * or the loss deadline kicks it again (rmem_dev_resume_io()), and a dead
- * or deleted device fails what waits.
+ * and put on the map's list for the extent worker (extent_work.c).
+ *
+ * Over several servers the map also says which servers hold each extent
+ * (its replicas) and which of those are stale; rmem_emap_legs() sends a
+ * request to them.
  */
 #include <linux/blk-mq.h>
 #include <linux/highmem.h>
 #include <linux/sched/mm.h>
 #include <rdma/ib_verbs.h>
 #include "client.h"
-
-enum {
-	RMEM_EXTENT_UNWRITTEN,
-	RMEM_EXTENT_PRESENT,
-	RMEM_EXTENT_FREEING,
-	RMEM_EXTENT_GIVING,
-	RMEM_EXTENT_SENT,
-};
+#include "extent.h"
 
 /**
  * rmem_emap_alloc() - the extent map of a thin device
@@ -64,10 +47,10 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 	m->shift = ilog2(dev->cfg.extent);
 	m->nr = dev->cfg.size >> m->shift;
 	m->state = kvcalloc(m->nr, sizeof(*m->state), GFP_KERNEL);
-	m->owner = kvcalloc(m->nr, sizeof(*m->owner), GFP_KERNEL);
-	if (!m->state || !m->owner) {
+	m->rep = kvcalloc(m->nr, sizeof(*m->rep), GFP_KERNEL);
+	if (!m->state || !m->rep) {
 		kvfree(m->state);
-		kvfree(m->owner);
+		kvfree(m->rep);
 		kfree(m);
 		return -ENOMEM;
 	}
@@ -90,22 +73,28 @@ void rmem_emap_free(struct rmem_dev *dev)
 		return;
 	cancel_delayed_work_sync(&dev->emap->work);
 	kvfree(dev->emap->state);
-	kvfree(dev->emap->owner);
+	kvfree(dev->emap->rep);
 	kfree(dev->emap);
 	dev->emap = NULL;
 }
 
 /*
- * The chunk table entries of session @sess are in place: the data path
- * may use them.
+ * The chunk table entries of the sessions in @rep (none stale) are in
+ * place: the data path may use them.
  */
-static void rmem_emap_publish(struct rmem_emap *m, unsigned int e,
-			      struct rmem_sess *sess)
+void rmem_emap_publish(struct rmem_emap *m, unsigned int e, u32 rep)
 {
-	m->owner[e] = sess->index;
+	WRITE_ONCE(m->rep[e], rep);
 	/* pairs with the acquire in rmem_emap_check() */
 	smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
 	atomic_inc(&m->held);
+}
+
+/* Whether extent state @st has memory on its servers. */
+static bool rmem_emap_has_memory(u32 st)
+{
+	return st == RMEM_EXTENT_PRESENT || st == RMEM_EXTENT_FREEING ||
+	       st == RMEM_EXTENT_GIVING;
 }
 
 /**
@@ -133,15 +122,87 @@ unsigned int rmem_emap_held_by(const struct rmem_dev *dev,
 	unsigned int e, n = 0;
 
 	for (e = 0; e < m->nr; e++) {
-		switch (READ_ONCE(m->state[e])) {
-		case RMEM_EXTENT_PRESENT:
-		case RMEM_EXTENT_FREEING:
-		case RMEM_EXTENT_GIVING:
-			n += READ_ONCE(m->owner[e]) == sess->index;
-			break;
-		}
+		unsigned int k;
+		u32 r;
+
+		/* pairs with the release in rmem_emap_publish(): @rep next */
+		if (!rmem_emap_has_memory(smp_load_acquire(&m->state[e])))
+			continue;
+		r = READ_ONCE(m->rep[e]);
+		/* stale replicas too: the server holds their memory */
+		for (k = 0; k < rmem_rep_n(r); k++)
+			n += rmem_rep_sess(r, k) == sess->index;
 	}
 	return n;
+}
+
+/**
+ * rmem_emap_degraded() - extents with fewer current replicas than the
+ *	device keeps
+ * @dev: a thin device
+ *
+ * A replica is current when it is not stale and its server's session is
+ * not dead.
+ *
+ * Return: their number (a snapshot).
+ */
+unsigned int rmem_emap_degraded(const struct rmem_dev *dev)
+{
+	const struct rmem_emap *m = dev->emap;
+	unsigned int e, n = 0;
+
+	for (e = 0; e < m->nr; e++) {
+		unsigned int k, live = 0;
+		unsigned long cur;
+		u32 r;
+
+		/* pairs with the release in rmem_emap_publish(): @rep next */
+		if (!rmem_emap_has_memory(smp_load_acquire(&m->state[e])))
+			continue;
+		r = READ_ONCE(m->rep[e]);
+		cur = rmem_rep_current(r);
+		for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS)
+			live += READ_ONCE(dev->sessions[rmem_rep_sess(r, k)]->state) !=
+				RMEM_DEV_STATE_DEAD;
+		n += live < dev->cfg.replicas;
+	}
+	return n;
+}
+
+/**
+ * rmem_emap_stale() - mark replicas of an extent stale, keeping others
+ * @dev: a thin device over several servers
+ * @e: the extent, started requests on it (it is not given back meanwhile)
+ * @bad: replicas (a mask) that missed a write, or may miss the next ones
+ * @keep: replicas that have it; one of them must stay current
+ *
+ * Context: any (the CQ's, for a write one of whose legs failed).
+ *
+ * Return: true if @bad are stale now and one of @keep is current; false
+ * if none of @keep is current any more (nothing changed).
+ */
+bool rmem_emap_stale(struct rmem_dev *dev, unsigned int e, unsigned int bad,
+		     unsigned int keep)
+{
+	struct rmem_emap *m = dev->emap;
+	u32 old = READ_ONCE(m->rep[e]), new, cur;
+
+	for (;;) {
+		if (!(rmem_rep_current(old) & keep))
+			return false;
+		new = old | bad << RMEM_REP_STALE_SHIFT;
+		if (new == old)
+			return true;
+		cur = cmpxchg(&m->rep[e], old, new);
+		if (cur == old)
+			break;
+		old = cur;
+	}
+	pr_warn_ratelimited("%s: extent %u: %s stale (%u of %u replicas current)\n",
+			    dev->name, e, hweight32(bad & rmem_rep_current(old)) > 1 ?
+			    "replicas turned" : "a replica turned",
+			    hweight32(rmem_rep_current(new)), rmem_rep_n(new));
+	return true;
 }
 
 /**
@@ -186,7 +247,7 @@ void rmem_emap_load_table(struct rmem_sess *sess)
 	for (e = 0; e < m->nr; e++)
 		if (!test_bit(e * per, sess->absent) &&
 		    READ_ONCE(m->state[e]) == RMEM_EXTENT_UNWRITTEN)
-			rmem_emap_publish(m, e, sess);
+			rmem_emap_publish(m, e, rmem_rep_add(0, sess->index));
 }
 
 /* The first and last extent @rq touches. */
@@ -200,8 +261,8 @@ static void rmem_emap_rq_range(const struct rmem_emap *m, struct request *rq,
 }
 
 /* Whether @rq touches extent @e. */
-static bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
-				 unsigned int e)
+bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
+			  unsigned int e)
 {
 	unsigned int first, last;
 
@@ -209,33 +270,38 @@ static bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
 	return e >= first && e <= last;
 }
 
-enum rmem_emap_verdict {
-	RMEM_EMAP_ISSUE,	/* every extent has memory: issue it */
-	RMEM_EMAP_ZEROS,	/* none has, and zeros are the answer */
-	RMEM_EMAP_HOLE,		/* a read: one has, the other reads zeros */
-	RMEM_EMAP_WAIT,		/* the worker must make or free one */
-};
+/* Whether session @sess's queue pair @qi takes I/O now. */
+static bool rmem_sess_queue_live(struct rmem_sess *sess, unsigned int qi)
+{
+	return READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
+	       READ_ONCE(sess->queues[qi].connected);
+}
 
 /*
  * Over several servers: whether @rq, whose extent @e has memory, waits
- * for its server's reconnect (on the map's list: the worker requeues it
+ * for a server's reconnect (on the map's list: the worker requeues it
  * when kicked, after the reconnect or the loss deadline), rather than
  * being held at the head of blk-mq's dispatch list, where it would hold
- * up the other servers' requests.
+ * up the other servers' requests.  It waits when no current replica's
+ * server takes I/O now and one of them is reconnecting (or about to).
  */
 static bool rmem_emap_owner_holds(struct rmem_emap *m, struct request *rq,
 				  unsigned int e)
 {
 	struct rmem_dev *dev = m->dev;
-	struct rmem_sess *sess;
+	unsigned int qi = rq->mq_hctx->queue_num, k;
+	u32 r = READ_ONCE(m->rep[e]);
+	unsigned long cur = rmem_rep_current(r);
 
 	if (dev->nr_sess == 1)
 		return false;
-	sess = dev->sessions[READ_ONCE(m->owner[e])];
-	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE &&
-	    READ_ONCE(sess->queues[rq->mq_hctx->queue_num].connected))
-		return false;
-	return rmem_sess_holds_io(sess, rq);
+	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS)
+		if (rmem_sess_queue_live(dev->sessions[rmem_rep_sess(r, k)], qi))
+			return false;
+	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS)
+		if (rmem_sess_holds_io(dev->sessions[rmem_rep_sess(r, k)], rq))
+			return true;
+	return false;
 }
 
 /* Whether a read may go to extent @e on the wire. */
@@ -247,27 +313,102 @@ static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e)
 	return st == RMEM_EXTENT_PRESENT || st == RMEM_EXTENT_FREEING;
 }
 
+/* Leg @i of @cmd goes to replica @k of @r on queue pair @qi. */
+static void rmem_emap_leg(struct rmem_dev *dev, struct rmem_req *cmd,
+			  unsigned int i, u32 r, unsigned int k,
+			  unsigned int qi)
+{
+	struct rmem_leg *leg = rmem_req_leg(cmd, i);
+
+	leg->queue = &dev->sessions[rmem_rep_sess(r, k)]->queues[qi];
+	leg->replica = k;
+	leg->status = BLK_STS_OK;
+	leg->hard_error = false;
+	leg->partial = false;
+	leg->ended = false;
+}
+
 /**
- * rmem_emap_queue() - the queue of the server that holds a request's data
+ * rmem_emap_legs() - where a request goes on a device over several servers
  * @dev: a thin device over several servers
- * @queue: the hardware queue's queue (the first session's)
- * @rq: a read, write or write-zeroes request (within one extent: the
- *	device's chunk_sectors)
+ * @qi: its hardware queue's index
+ * @rq: a read or write (within one extent: the device's chunk_sectors),
+ *	started, whose extent the map found present
+ * @cmd: its PDU: its legs are set here
  *
- * Return: the queue of the same index of the session whose server holds
- * the extent, or NULL if it has no memory (yet, or any more).
+ * A read goes to one current replica whose server takes I/O now: the one
+ * with fewer reads in flight on this queue pair.  A write goes to every
+ * such replica, and not to the current replicas whose servers do not take
+ * I/O now (reconnecting, dead), so that a silent server does not hold it
+ * up while another replica takes it (md's failfast): those turn stale
+ * when it settles, if another replica took it (not before: until then
+ * they still hold everything written).
+ *
+ * Return: the number of legs set; 0 if the request should go again (no
+ * current replica takes I/O now, but one may later: it then waits for
+ * it; or the map changed under it); -EIO if no current replica is left.
  */
-struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
-				   struct rmem_queue *queue, struct request *rq)
+int rmem_emap_legs(struct rmem_dev *dev, unsigned int qi, struct request *rq,
+		   struct rmem_req *cmd)
 {
 	struct rmem_emap *m = dev->emap;
-	unsigned int first, last;
+	unsigned int first, last, k, n = 0, best = 0, min = UINT_MAX;
+	unsigned long cur, live = 0;
+	u32 r;
 
 	rmem_emap_rq_range(m, rq, &first, &last);
-	/* pairs with the release in rmem_emap_publish(): @owner first */
-	if (first != last || !rmem_emap_readable(m, first))
-		return NULL;
-	return &dev->sessions[m->owner[first]]->queues[queue->index];
+	/* pairs with the release in rmem_emap_publish(): @rep first */
+	if (first != last || !rmem_emap_readable(m, first)) {
+		cmd->hard_error = true;
+		return 0;
+	}
+	r = READ_ONCE(m->rep[first]);
+	cur = rmem_rep_current(r);
+	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS) {
+		struct rmem_sess *sess = dev->sessions[rmem_rep_sess(r, k)];
+
+		/* as rmem_emap_owner_holds() sees it, so it waits there */
+		if (rmem_sess_queue_live(sess, qi))
+			live |= BIT(k);
+		else if (rmem_sess_holds_io(sess, rq))
+			n++;
+	}
+	if (!live)
+		return n ? 0 : -EIO;
+	if (req_op(rq) == REQ_OP_READ) {
+		for_each_set_bit(k, &live, RMEM_MAX_REPLICAS) {
+			struct rmem_sess *sess = dev->sessions[rmem_rep_sess(r, k)];
+			unsigned int q = atomic_read(&sess->queues[qi].io->reads);
+
+			if (q < min) {
+				min = q;
+				best = k;
+			}
+		}
+		rmem_emap_leg(dev, cmd, 0, r, best, qi);
+		cmd->nr_legs = 1;
+		return 1;
+	}
+	/* they missed it: stale once it settles (rmem_req_settle()) */
+	cmd->skipped = cur & ~live;
+	n = 0;
+	for_each_set_bit(k, &live, RMEM_MAX_REPLICAS)
+		rmem_emap_leg(dev, cmd, n++, r, k, qi);
+	cmd->nr_legs = n;
+	return n;
+}
+
+/**
+ * rmem_emap_rq_extent() - the extent of a request within one
+ * @dev: a thin device
+ * @rq: the request
+ *
+ * Return: the extent its first byte is in.
+ */
+unsigned int rmem_emap_rq_extent(const struct rmem_dev *dev,
+				 struct request *rq)
+{
+	return (blk_rq_pos(rq) << SECTOR_SHIFT) >> dev->emap->shift;
 }
 
 /*
@@ -277,9 +418,8 @@ struct rmem_queue *rmem_emap_queue(struct rmem_dev *dev,
  * A write of zeros that may unmap (not NOUNMAP, which keeps the space)
  * has nothing to do on unwritten extents, and a read reads zeros.
  */
-static enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m,
-					      struct request *rq,
-					      unsigned int *need)
+enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
+				       unsigned int *need)
 {
 	bool present = true, unwritten = true;
 	unsigned int e, first, last, holes = 0;
@@ -443,559 +583,3 @@ void rmem_emap_discard(struct rmem_dev *dev, struct request *rq)
 		mod_delayed_work(rmem_extent_wq, &m->work, 0);
 }
 
-/*
- * Waiting requests go: with @all every one, ended with @status; else with
- * an error @status those that touch extent @e, ended; with BLK_STS_OK
- * those that need nothing more of the worker, requeued.
- */
-static void rmem_emap_sweep(struct rmem_emap *m, unsigned int e,
-			    blk_status_t status, bool all)
-{
-	struct request *rq, *tmp;
-	unsigned int need;
-	LIST_HEAD(go);
-
-	spin_lock(&m->lock);
-	list_for_each_entry_safe(rq, tmp, &m->waiting, queuelist) {
-		/* a read needs no memory: it waits only for a giving extent */
-		if (all || (status && req_op(rq) != REQ_OP_READ &&
-			    rmem_emap_rq_touches(m, rq, e)) ||
-		    (!status && rmem_emap_check(m, rq, &need) != RMEM_EMAP_WAIT))
-			list_move_tail(&rq->queuelist, &go);
-	}
-	spin_unlock(&m->lock);
-	list_for_each_entry_safe(rq, tmp, &go, queuelist) {
-		struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
-
-		list_del_init(&rq->queuelist);
-		if (status) {
-			WRITE_ONCE(cmd->thin_wait, false);
-			atomic64_inc(&m->dev->errors);
-			blk_mq_end_request(rq, status);
-		} else {
-			/* still waiting until ->queue_rq() has it again */
-			blk_mq_requeue_request(rq, true);
-		}
-	}
-}
-
-/* The first unwritten extent a waiting request needs, or false if none. */
-static bool rmem_emap_next(struct rmem_emap *m, unsigned int *e)
-{
-	struct request *rq;
-	bool found = false;
-
-	spin_lock(&m->lock);
-	list_for_each_entry(rq, &m->waiting, queuelist)
-		if (rmem_emap_check(m, rq, e) == RMEM_EMAP_WAIT &&
-		    *e < m->nr) {
-			found = true;
-			break;
-		}
-	spin_unlock(&m->lock);
-	return found;
-}
-
-struct rmem_emap_busy {
-	struct rmem_emap *m;
-	unsigned int e;
-	bool busy;
-};
-
-/* blk_mq_tagset_busy_iter(): whether a started request is on extent e. */
-static bool rmem_emap_busy_one(struct request *rq, void *data)
-{
-	struct rmem_emap_busy *b = data;
-	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
-
-	/* on the list: not issued, and it waits for the worker */
-	if (READ_ONCE(cmd->thin_wait))
-		return true;
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-	case REQ_OP_WRITE:
-	case REQ_OP_WRITE_ZEROES:
-		break;
-	default:
-		return true;
-	}
-	b->busy = rmem_emap_rq_touches(b->m, rq, b->e);
-	return !b->busy;
-}
-
-/*
- * Whether a request issued before extent @e became giving is still in
- * flight on it: its memory may not go yet.
- */
-static bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
-{
-	struct rmem_emap_busy b = { .m = m, .e = e };
-
-	/*
-	 * The giving state is seen by every ->queue_rq() after this, or its
-	 * request is seen started here (it started before reading the map):
-	 * pairs with the smp_mb() in rmem_emap_queue_rq().
-	 */
-	smp_mb();
-	blk_mq_tagset_busy_iter(&m->dev->tag_set, rmem_emap_busy_one, &b);
-	return b.busy;
-}
-
-/*
- * Where a new extent goes: power of two choices among the live sessions
- * not in @tried whose server had room for an extent at its last report
- * (or has not reported): two picked at random, the one with more free
- * memory.  With none such, among the live ones not tried whatever they
- * reported (a report may be stale: the server's answer decides).
- * Return: the session, or NULL if there is none.
- */
-static struct rmem_sess *rmem_emap_place(struct rmem_emap *m,
-					 unsigned long tried)
-{
-	struct rmem_dev *dev = m->dev;
-	struct rmem_sess *c[RMEM_MAX_PEERS], *a, *b;
-	unsigned int i, n = 0, x, y;
-	bool any_room;
-
-	for (any_room = true; ; any_room = false) {
-		for (i = 0; i < dev->nr_sess; i++) {
-			struct rmem_sess *sess = dev->sessions[i];
-
-			if (!(tried & BIT(i)) && rmem_sess_ext_ready(sess) &&
-			    (!any_room || READ_ONCE(sess->server_free) >=
-					  (1ULL << m->shift)))
-				c[n++] = sess;
-		}
-		if (n || !any_room)
-			break;
-	}
-	if (n <= 1)
-		return n ? c[0] : NULL;
-	x = get_random_u32_below(n);
-	y = get_random_u32_below(n - 1);
-	if (y >= x)
-		y++;
-	a = c[x];
-	b = c[y];
-	return READ_ONCE(b->server_free) > READ_ONCE(a->server_free) ? b : a;
-}
-
-/*
- * Whether a session of the device not in @tried may take an extent later:
- * one that is not dead nor being deleted, but is not live now (or its
- * queue pair 0 is fenced until its teardown).
- */
-static bool rmem_emap_later(struct rmem_emap *m, unsigned long tried)
-{
-	struct rmem_dev *dev = m->dev;
-	unsigned int i;
-
-	for (i = 0; i < dev->nr_sess; i++) {
-		enum rmem_dev_state st = READ_ONCE(dev->sessions[i]->state);
-
-		if (tried & BIT(i))
-			continue;
-		if (st == RMEM_DEV_STATE_RECONNECTING ||
-		    st == RMEM_DEV_STATE_CONNECTING ||
-		    (st == RMEM_DEV_STATE_LIVE &&
-		     READ_ONCE(dev->sessions[i]->ext_fenced)))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Give extent @e memory on a server (the only one, or placed), and
- * publish it.  A server without room is skipped for the next; with
- * none left, -ENOSPC (or -EDQUOT if a host quota was the last reason),
- * or -EAGAIN if a server that is reconnecting may take it later.
- * *@sessp is the session of the last try.
- */
-static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
-			  struct rmem_sess **sessp)
-{
-	struct rmem_dev *dev = m->dev;
-	unsigned long tried = 0;
-	int ret = -ENOSPC;
-
-	for (;;) {
-		struct rmem_sess *sess = dev->nr_sess == 1 ? dev->sess :
-					 rmem_emap_place(m, tried);
-		unsigned int per;
-
-		/* a server that may hold it already is asked again first */
-		if (m->pend_e == e && !tried) {
-			sess = dev->sessions[m->pend_sess];
-			switch (READ_ONCE(sess->state)) {
-			case RMEM_DEV_STATE_LIVE:
-				break;
-			case RMEM_DEV_STATE_DEAD:
-				m->pend_e = m->nr;
-				continue;
-			default:
-				return -EAGAIN;
-			}
-		}
-		if (!sess)
-			return rmem_emap_later(m, tried) ? -EAGAIN : ret;
-		*sessp = sess;
-		per = 1U << (m->shift - sess->chunk_shift);
-		/* a wait given up: nothing more on it until drained */
-		if (READ_ONCE(sess->ext_fenced))
-			return -ECONNRESET;
-		ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_ALLOC, e);
-		if (!ret)
-			ret = rmem_sess_ext_read(sess, e * per, per);
-		if (!ret) {
-			if (m->pend_e == e)
-				m->pend_e = m->nr;
-			rmem_emap_publish(m, e, sess);
-			return 0;
-		}
-		if (ret != -ENOSPC && ret != -EDQUOT && ret != -EREMOTEIO &&
-		    ret != -EPROTO && dev->nr_sess > 1) {
-			/* the server may have taken memory for it: ask it again */
-			m->pend_e = e;
-			m->pend_sess = sess->index;
-		}
-		if ((ret != -ENOSPC && ret != -EDQUOT) || dev->nr_sess == 1)
-			return ret;
-		if (m->pend_e == e)
-			m->pend_e = m->nr;
-		tried |= BIT(sess->index);
-	}
-}
-
-/* Whether a waiting write (or write-zeroes) touches extent @e. */
-static bool rmem_emap_write_waits(struct rmem_emap *m, unsigned int e)
-{
-	struct request *rq;
-	bool found = false;
-
-	spin_lock(&m->lock);
-	list_for_each_entry(rq, &m->waiting, queuelist) {
-		if (req_op(rq) != REQ_OP_READ && rmem_emap_rq_touches(m, rq, e)) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock(&m->lock);
-	return found;
-}
-
-/*
- * The extent goes unwritten: the server has its memory back, or may have
- * (a later ALLOC, idempotent, reads fresh entries either way).
- */
-static void rmem_emap_given(struct rmem_emap *m, unsigned int e)
-{
-	/* pairs with the acquire in rmem_emap_check() */
-	smp_store_release(&m->state[e], RMEM_EXTENT_UNWRITTEN);
-	atomic_dec(&m->held);
-	WRITE_ONCE(m->nospc, false);
-}
-
-/*
- * Give extent @e's memory back to the server (it is freeing, or giving or
- * sent from an earlier try) and mark it unwritten.  Until FREE is sent, a
- * write that waits for the extent keeps it (present again), and nothing
- * is sent while requests are still in flight on it.  Once sent, its
- * entries may be gone on the server: it never becomes present on them
- * again.  A refusal of the first FREE leaves the memory where it was
- * (present); of a later one, after an answer that said nothing, it counts
- * as given back, and so it does after three answers that said nothing
- * (the session fails each time; FREE is idempotent and goes again after
- * the reconnect).  Return: 0, -EBUSY if requests are in flight on it
- * (try again shortly), or an error of the connection.
- */
-static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e)
-{
-	struct rmem_sess *sess = m->dev->sessions[m->owner[e]];
-	u32 st;
-	int ret;
-
-	st = cmpxchg(&m->state[e], RMEM_EXTENT_FREEING, RMEM_EXTENT_GIVING);
-	/* a write that came first keeps it */
-	if (st == RMEM_EXTENT_PRESENT)
-		return 0;
-	/* a server of several that is gone: nothing to give back to */
-	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
-		if (rmem_emap_busy(m, e))
-			return -EBUSY;
-		rmem_emap_given(m, e);
-		return 0;
-	}
-	if (st != RMEM_EXTENT_SENT) {
-		/* nothing sent yet: a write that waits for it keeps it */
-		if (rmem_emap_write_waits(m, e)) {
-			m->free_errors = 0;
-			/* pairs with the acquire in rmem_emap_check() */
-			smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
-			return 0;
-		}
-		if (rmem_emap_busy(m, e))
-			return -EBUSY;
-	}
-	if (READ_ONCE(sess->ext_fenced))
-		return -ECONNRESET;
-	/* from here its requests wait as for giving (worker only) */
-	WRITE_ONCE(m->state[e], RMEM_EXTENT_SENT);
-	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
-	if (ret == -ENOSPC || ret == -EDQUOT || ret == -EREMOTEIO) {
-		m->free_errors = 0;
-		if (st == RMEM_EXTENT_SENT) {
-			pr_warn_ratelimited("%s: the server refused to take extent %u back (%d) after an earlier try; taken as given back\n",
-					    m->dev->name, e, ret);
-			rmem_emap_given(m, e);
-			return 0;
-		}
-		pr_warn_ratelimited("%s: the server refused to take extent %u back (%d); it keeps its memory\n",
-				    m->dev->name, e, ret);
-		/* refused, not done: the entries still describe it */
-		smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
-		return 0;
-	}
-	if (ret && ret != -ECONNRESET && ++m->free_errors >= 3) {
-		pr_warn_ratelimited("%s: giving extent %u back got no answer three times (%d); taken as given back\n",
-				    m->dev->name, e, ret);
-		m->free_errors = 0;
-		rmem_emap_given(m, e);
-		/* the session still fails: queue pair 0 is fenced */
-		return ret;
-	}
-	if (ret)
-		return ret;
-	m->free_errors = 0;
-	rmem_emap_given(m, e);
-	return 0;
-}
-
-/*
- * The next extent to give back, from where the last search ended, whose
- * server is live (or dead: its memory is gone anyway).
- */
-static bool rmem_emap_next_freeing(struct rmem_emap *m, unsigned int *e)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < m->nr; i++) {
-		enum rmem_dev_state st;
-
-		j = (m->free_cursor + i) % m->nr;
-		switch (READ_ONCE(m->state[j])) {
-		case RMEM_EXTENT_FREEING:
-		case RMEM_EXTENT_GIVING:
-		case RMEM_EXTENT_SENT:
-			st = READ_ONCE(m->dev->sessions[m->owner[j]]->state);
-			if (st != RMEM_DEV_STATE_LIVE &&
-			    st != RMEM_DEV_STATE_DEAD)
-				continue;
-			m->free_cursor = j;
-			*e = j;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The server had no room for extent @e: fail its writes, and say so. */
-static void rmem_emap_nospc(struct rmem_emap *m, unsigned int e, int ret)
-{
-	struct rmem_dev *dev = m->dev;
-
-	pr_warn_ratelimited("%s: the server has no room for extent %u (%s); writes to it fail\n",
-			    dev->name, e,
-			    ret == -ENOSPC ? "pool full" : "host quota");
-	WRITE_ONCE(m->nospc_extent, e);
-	/* the writes first: swap may wait for them */
-	rmem_emap_sweep(m, e, BLK_STS_NOSPC, false);
-	/* once until an extent is taken or given back; no reclaim for it */
-	if (!m->nospc) {
-		WRITE_ONCE(m->nospc, true);
-		rmem_nl_notify_dev(dev, RMEM_CMD_DEV_NOSPC_NTF, GFP_NOWAIT);
-	}
-}
-
-/*
- * A control message failed with @ret on the connection: fail the session
- * (it reconnects and kicks the worker again, or goes dead).
- */
-static void rmem_emap_conn_error(struct rmem_emap *m,
-				 struct rmem_sess *sess, const char *what,
-				 unsigned int e, int ret)
-{
-	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE) {
-		pr_warn("%s: %s extent %u failed (server %pISpc): %d\n",
-			m->dev->name, what, e, &sess->peer, ret);
-		rmem_sess_fail(sess);
-	}
-}
-
-/*
- * What the worker may do: fail everything (every session dead, or the
- * device being deleted), nothing (no session live), or talk to the live
- * sessions.  Return: the state that says it (dead, reconnecting, live).
- */
-static enum rmem_dev_state rmem_emap_can(struct rmem_dev *dev)
-{
-	bool live = false, dead = true;
-	unsigned int i;
-
-	for (i = 0; i < dev->nr_sess; i++) {
-		switch (READ_ONCE(dev->sessions[i]->state)) {
-		case RMEM_DEV_STATE_DELETING:
-			return RMEM_DEV_STATE_DEAD;
-		case RMEM_DEV_STATE_LIVE:
-			live = true;
-			fallthrough;
-		case RMEM_DEV_STATE_RECONNECTING:
-		case RMEM_DEV_STATE_CONNECTING:
-			dead = false;
-			break;
-		default:
-			break;
-		}
-	}
-	if (dead)
-		return RMEM_DEV_STATE_DEAD;
-	return live ? RMEM_DEV_STATE_LIVE : RMEM_DEV_STATE_RECONNECTING;
-}
-
-/**
- * rmem_emap_work() - take memory for the extents waiting requests touch,
- *	and give back what discards freed
- * @work: the map's work
- *
- * One extent at a time, while the device is live: first what waiting
- * requests need, then, with nothing to take, one extent to give back
- * (again shortly while requests are in flight on it: this never sleeps
- * for them).  Requests that need nothing more go again; a server without
- * room fails those that wait for the extent it refused; a dead or deleted
- * device fails every one.  A broken connection (no answer, a failed work
- * request, an answer out of step) fails the session: it reconnects and
- * kicks this again, or goes dead.  A server that says it gave a slot
- * whose entries stay absent fails that extent's requests after three
- * tries.
- */
-void rmem_emap_work(struct work_struct *work)
-{
-	struct rmem_emap *m = container_of(to_delayed_work(work),
-					   struct rmem_emap, work);
-	struct rmem_dev *dev = m->dev;
-	unsigned int noio = memalloc_noio_save();
-	bool take_later = false;
-	unsigned int e;
-	int ret;
-
-	for (;;) {
-		enum rmem_dev_state state = rmem_emap_can(dev);
-		struct rmem_sess *sess;
-
-		if (state == RMEM_DEV_STATE_DEAD) {
-			rmem_emap_sweep(m, 0, BLK_STS_IOERR, true);
-			break;
-		}
-		/* those that need nothing more go; the rest need an extent */
-		rmem_emap_sweep(m, 0, BLK_STS_OK, false);
-		if (state != RMEM_DEV_STATE_LIVE)
-			break;
-		/*
-		 * Nothing to take (or only what a reconnecting server may
-		 * take later): give one back, which may make room too.
-		 */
-		if (take_later || !rmem_emap_next(m, &e)) {
-			if (!rmem_emap_next_freeing(m, &e))
-				break;
-			ret = rmem_emap_give_back(m, e);
-			if (ret == -EBUSY) {
-				/* 1, 2, 4 ... jiffies, a tenth of a second at most */
-				queue_delayed_work(rmem_extent_wq, &m->work,
-						   min_t(unsigned long,
-							 1UL << min(m->busy_tries++, 16U),
-							 HZ / 10));
-				break;
-			}
-			m->busy_tries = 0;
-			if (ret) {
-				rmem_emap_conn_error(m,
-						     dev->sessions[m->owner[e]],
-						     "giving back", e, ret);
-				break;
-			}
-			take_later = false;
-			continue;
-		}
-		sess = dev->sess;
-		ret = rmem_emap_take(m, e, &sess);
-		/* a server that reconnects may take it: wait for the kick */
-		if (ret == -EAGAIN) {
-			take_later = true;
-			continue;
-		}
-		if (!ret) {
-			m->proto_errors = 0;
-			WRITE_ONCE(m->nospc, false);
-		} else if (ret == -ENOSPC || ret == -EDQUOT) {
-			rmem_emap_nospc(m, e, ret);
-		} else if (ret == -EREMOTEIO) {
-			pr_warn_ratelimited("%s: the server refused memory for extent %u\n",
-					    dev->name, e);
-			rmem_emap_sweep(m, e, BLK_STS_IOERR, false);
-		} else if (ret == -EPROTO && ++m->proto_errors >= 3) {
-			pr_err_ratelimited("%s: the server's answers for extent %u make no sense; writes to it fail\n",
-					   dev->name, e);
-			m->proto_errors = 0;
-			rmem_emap_sweep(m, e, BLK_STS_IOERR, false);
-		} else {
-			rmem_emap_conn_error(m, sess, "asking the server for", e,
-					     ret);
-			break;
-		}
-	}
-	memalloc_noio_restore(noio);
-}
-
-/**
- * rmem_emap_kick() - have the extent worker look at what waits
- * @dev: the device (thin or not)
- *
- * Context: any; after the device went live again, dead, or deleting.
- */
-void rmem_emap_kick(struct rmem_dev *dev)
-{
-	if (dev->emap)
-		mod_delayed_work(rmem_extent_wq, &dev->emap->work, 0);
-}
-
-/**
- * rmem_emap_resume() - a session went live again, or dead: what waits
- *	for it goes now (requeued, or failed), and the worker looks again
- * @dev: the device (thin or not)
- *
- * The requeue does not wait for the worker, which may be waiting for
- * another server's answer.
- *
- * Context: process context.
- */
-void rmem_emap_resume(struct rmem_dev *dev)
-{
-	if (!dev->emap)
-		return;
-	rmem_emap_sweep(dev->emap, 0, BLK_STS_OK, false);
-	rmem_emap_kick(dev);
-}
-
-/**
- * rmem_emap_stop() - no more extent work: fail what waits
- * @dev: a device being deleted (or dead): the worker fails what waits
- *	and ends
- *
- * Context: before the disk goes (it waits for the requests).
- */
-void rmem_emap_stop(struct rmem_dev *dev)
-{
-	if (!dev->emap)
-		return;
-	cancel_delayed_work_sync(&dev->emap->work);
-	rmem_emap_sweep(dev->emap, 0, BLK_STS_IOERR, true);
-}

@@ -64,11 +64,11 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
 	u32 last_len = 0;
 	int i;
 
-	if (nwr == cmd->nr_wr || nsge == cmd->nr_sge)
+	if (nwr == cmd->leg.nr_wr || nsge == cmd->nr_sge)
 		return NULL;
 	for (i = 0; i < last->wr.num_sge; i++)
 		last_len += last->wr.sg_list[i].length;
-	wr = &cmd->wr[nwr];
+	wr = &cmd->leg.wr[nwr];
 	memset(wr, 0, sizeof(*wr));
 	last->wr.next = &wr->wr;
 	wr->wr.opcode = IB_WR_RDMA_READ;
@@ -86,7 +86,7 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
 /**
  * rmem_build_wrs() - a request's work requests
  * @dev: its device
- * @cmd: the request, its queue set and its scatterlist mapped
+ * @cmd: the request, its legs' queues set and its scatterlist mapped
  *	(rmem_map_data())
  * @op: IB_WR_RDMA_READ or IB_WR_RDMA_WRITE
  * @pos: device offset in bytes, checked against the device's size
@@ -97,7 +97,10 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
  * each, a new one at every chunk boundary and, for a READ on a device
  * with a read split, at every multiple of the split.  Only the last is
  * signalled.  The part of a thin device's read in an extent never
- * written (@cmd's hole) gets none: it reads zeros at completion.
+ * written (@cmd's hole) gets none: it reads zeros at completion.  They go
+ * in @cmd's first leg; a write with further legs (replicas) ends its work
+ * requests where every leg's chunks allow (rmem_build_xlegs() copies
+ * them).
  *
  * Return: 0; -ENOSPC if the request needs more work requests or entries
  * than @cmd has room for (its PDU's: rmem_get_ext() gives it more); -EIO
@@ -107,7 +110,8 @@ static struct ib_rdma_wr *rmem_build_read_tail(struct rmem_req *cmd,
 int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		   enum ib_wr_opcode op, u64 pos, u32 zero_len)
 {
-	const struct rmem_sess *sess = cmd->queue->sess;
+	struct rmem_leg *leg = &cmd->leg;
+	const struct rmem_sess *sess = leg->queue->sess;
 	u64 mask = sess->chunk_size - 1;
 	/* where a work request must end: chunks, or READ pieces within one */
 	u64 wr_mask = mask;
@@ -120,8 +124,14 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 	/* a part of a thin device's read that is not read (zeros) */
 	u64 hole = pos + cmd->hole_off, hole_end = hole + cmd->hole_len;
 
+	unsigned int i;
+
 	if (op == IB_WR_RDMA_READ && dev->cfg.read_split)
 		wr_mask = min_t(u64, dev->cfg.read_split, sess->chunk_size) - 1;
+	/* a write's legs end their work requests at the same places */
+	for (i = 1; i < cmd->nr_legs; i++)
+		wr_mask = min_t(u64, wr_mask,
+				rmem_req_leg(cmd, i)->queue->sess->chunk_size - 1);
 	while (zero_len || left) {
 		u64 addr, len;
 
@@ -158,16 +168,16 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 				/* the send queue holds this many (and a tail) */
 				if (nwr == max_wrs)
 					return -EIO;
-				if (nwr == cmd->nr_wr)
+				if (nwr == leg->nr_wr)
 					return -ENOSPC;
 				c = &sess->chunks[pos >> sess->chunk_shift];
-				wr = &cmd->wr[nwr];
+				wr = &leg->wr[nwr];
 				memset(wr, 0, sizeof(*wr));
 				if (nwr)
-					cmd->wr[nwr - 1].wr.next = &wr->wr;
+					leg->wr[nwr - 1].wr.next = &wr->wr;
 				nwr++;
 				wr->wr.opcode = op;
-				wr->wr.wr_cqe = &cmd->err_cqe;
+				wr->wr.wr_cqe = &leg->err_cqe;
 				wr->wr.sg_list = &cmd->sge[nsge];
 				wr->remote_addr = c->addr + (pos & mask);
 				wr->rkey = c->rkey;
@@ -195,9 +205,59 @@ int rmem_build_wrs(struct rmem_dev *dev, struct rmem_req *cmd,
 		if (!wr)
 			return -ENOSPC;
 	}
-	wr->wr.wr_cqe = &cmd->cqe;
+	wr->wr.wr_cqe = &leg->cqe;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
-	cmd->last_wr = &wr->wr;
+	leg->last_wr = &wr->wr;
+	return 0;
+}
+
+/**
+ * rmem_build_xlegs() - a write's work requests to its further replicas
+ * @cmd: the write, its first leg built (rmem_build_wrs(), which ended its
+ *	work requests where every leg's chunks allow)
+ * @pos: its byte offset in the device
+ *
+ * Each further leg gets the first leg's work requests, with the same
+ * local entries, each aimed at its own server's chunk.
+ *
+ * Return: 0, or -EIO if the first leg has more work requests than a
+ * further leg holds (never: see &struct rmem_xleg).
+ */
+int rmem_build_xlegs(struct rmem_req *cmd, u64 pos)
+{
+	struct rmem_leg *l0 = &cmd->leg;
+	unsigned int nwr = container_of(l0->last_wr, struct ib_rdma_wr, wr) -
+			   l0->wr + 1;
+	unsigned int i, j, k;
+	u32 len;
+
+	if (nwr > RMEM_INLINE_WRS)
+		return -EIO;
+	for (i = 1; i < cmd->nr_legs; i++) {
+		struct rmem_leg *leg = rmem_req_leg(cmd, i);
+		const struct rmem_sess *sess = leg->queue->sess;
+		u64 p = pos;
+
+		for (j = 0; j < nwr; j++) {
+			const struct ib_rdma_wr *src = &l0->wr[j];
+			struct ib_rdma_wr *wr = &leg->wr[j];
+			const struct rmem_remote_chunk *c =
+				&sess->chunks[p >> sess->chunk_shift];
+
+			*wr = *src;
+			wr->remote_addr = c->addr + (p & (sess->chunk_size - 1));
+			wr->rkey = c->rkey;
+			wr->wr.wr_cqe = &leg->err_cqe;
+			for (k = 0, len = 0; k < src->wr.num_sge; k++)
+				len += src->wr.sg_list[k].length;
+			if (unlikely(rmem_fault_hit(p, len)))
+				wr->rkey = ~c->rkey;
+			wr->wr.next = j + 1 < nwr ? &leg->wr[j + 1].wr : NULL;
+			p += len;
+		}
+		leg->wr[nwr - 1].wr.wr_cqe = &leg->cqe;
+		leg->last_wr = &leg->wr[nwr - 1].wr;
+	}
 	return 0;
 }
 
@@ -264,8 +324,8 @@ blk_status_t rmem_get_ext(struct rmem_dev *dev, struct rmem_req *cmd)
 		cmd->sgl = ext->sgl;
 	cmd->sge = ext->sge;
 	cmd->nr_sge = ARRAY_SIZE(ext->sge);
-	cmd->wr = ext->wr;
-	cmd->nr_wr = ARRAY_SIZE(ext->wr);
+	cmd->leg.wr = ext->wr;
+	cmd->leg.nr_wr = ARRAY_SIZE(ext->wr);
 	return BLK_STS_OK;
 }
 
@@ -331,38 +391,33 @@ void rmem_unmap_data(struct rmem_dev *dev, struct rmem_req *cmd)
 }
 
 /*
- * A request of the batch whose work requests were not posted: nothing of
- * it is live.  It ends through the completion path like a flushed one:
- * reissued once the device has reconnected, else an I/O error.  With
+ * A leg of the batch whose work requests were not posted: nothing of it
+ * is live.  It ends through the completion path like a flushed one: its
+ * request is reissued once the device has reconnected, else an I/O error
+ * (a write whose other legs went out: this replica turns stale).  With
  * @refused the device refused it (its first work request was the bad
- * one): that counts against its retry budget, so that a request refused
- * every time does not loop for ever; the requests behind it in the batch
+ * one): that counts against the retry budget, so that a request refused
+ * every time does not loop for ever; the legs behind it in the batch
  * were not tried.
  */
-static void rmem_req_unposted(struct rmem_queue *queue, struct rmem_req *cmd,
-			      bool refused)
+static void rmem_leg_unposted(struct rmem_leg *leg, bool refused)
 {
-	struct request *rq = blk_mq_rq_from_pdu(cmd);
-
-	cmd->status = BLK_STS_IOERR;
-	cmd->hard_error = refused;
-	rmem_unmap_data(queue->dev, cmd);
-	trace_rmem_rq_done(queue->dev->name, queue->index, rq,
-			   rmem_lat_now() - cmd->start_ns, cmd->status);
-	blk_mq_complete_request(rq);
+	leg->status = BLK_STS_IOERR;
+	leg->hard_error = refused;
+	rmem_leg_end(leg);
 }
 
 /*
- * A request of the batch some of whose work requests are live: it ends
- * when its queue pair has been drained (rmem_blk_drained()), never before;
- * the connection's failure drains it.
+ * A leg of the batch some of whose work requests are live: it ends when
+ * its queue pair has been drained (rmem_blk_drained()), never before; the
+ * connection's failure drains it.
  */
-static void rmem_req_partial(struct rmem_req *cmd)
+static void rmem_leg_partial(struct rmem_leg *leg)
 {
-	cmd->status = BLK_STS_IOERR;
+	leg->status = BLK_STS_IOERR;
 	/* the device refused it: counts against the retry budget */
-	cmd->hard_error = true;
-	WRITE_ONCE(cmd->partial, true);
+	leg->hard_error = true;
+	WRITE_ONCE(leg->partial, true);
 }
 
 /* Where a request's work requests are, noted before the post. */
@@ -403,7 +458,7 @@ static bool rmem_span_has_wr(const struct rmem_wr_span *span,
  * must be drained before it may end: rmem_blk_drained()); the requests
  * after it did not go out.  Either way the connection is lost.
  */
-static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
+static void rmem_post_batch(struct rmem_queue *queue, struct rmem_leg **legs,
 			    unsigned int n)
 {
 	struct rmem_wr_span span[RMEM_BATCH];
@@ -415,20 +470,20 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 	if (unlikely(READ_ONCE(queue->sess->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
 		for (i = 0; i < n; i++)
-			rmem_req_unposted(queue, cmds[i], false);
+			rmem_leg_unposted(legs[i], false);
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		span[i].lo = cmds[i]->wr;
-		span[i].hi = cmds[i]->wr + cmds[i]->nr_wr;
-		if (i + 1 < n)
-			cmds[i]->last_wr->next = &cmds[i + 1]->wr[0].wr;
+		span[i].lo = legs[i]->wr;
+		span[i].hi = legs[i]->wr + legs[i]->nr_wr;
+		legs[i]->last_wr->next = i + 1 < n ? &legs[i + 1]->wr[0].wr :
+						     NULL;
 	}
 	if (!queue->poll) {
-		err = ib_post_send(queue->cm_id->qp, &cmds[0]->wr[0].wr, &bad);
+		err = ib_post_send(queue->cm_id->qp, &legs[0]->wr[0].wr, &bad);
 	} else {
 		local_bh_disable();
-		err = ib_post_send(queue->cm_id->qp, &cmds[0]->wr[0].wr, &bad);
+		err = ib_post_send(queue->cm_id->qp, &legs[0]->wr[0].wr, &bad);
 		local_bh_enable();
 	}
 	if (likely(!err))
@@ -451,34 +506,34 @@ static void rmem_post_batch(struct rmem_queue *queue, struct rmem_req **cmds,
 	if ((const void *)bad != span[i].lo) {
 		pr_err_ratelimited("%s: a request was posted only in part\n",
 				   dev->name);
-		rmem_req_partial(cmds[i++]);
+		rmem_leg_partial(legs[i++]);
 	} else {
-		rmem_req_unposted(queue, cmds[i++], true);
+		rmem_leg_unposted(legs[i++], true);
 	}
 	rmem_sess_fail(queue->sess);
 	for (; i < n; i++)
-		rmem_req_unposted(queue, cmds[i], false);
+		rmem_leg_unposted(legs[i], false);
 }
 
 /*
- * Under the batch lock: add @cmd (if any); then, if @all or the batch is
- * full, take every request out of it into @cmds.
+ * Under the batch lock: add @leg (if any); then, if @all or the batch is
+ * full, take every leg out of it into @legs.
  *
  * Return: how many were taken.
  */
 static unsigned int rmem_take_batch(struct rmem_queue *queue,
-				    struct rmem_req *cmd, bool all,
-				    struct rmem_req **cmds)
+				    struct rmem_leg *leg, bool all,
+				    struct rmem_leg **legs)
 {
 	struct rmem_queue_io *io = queue->io;
 	unsigned int n = 0;
 
 	spin_lock(&io->batch_lock);
-	if (cmd)
-		io->batch[io->batch_nr++] = cmd;
+	if (leg)
+		io->batch[io->batch_nr++] = leg;
 	if (all || io->batch_nr == RMEM_BATCH) {
 		n = io->batch_nr;
-		memcpy(cmds, io->batch, n * sizeof(cmds[0]));
+		memcpy(legs, io->batch, n * sizeof(legs[0]));
 		io->batch_nr = 0;
 	}
 	spin_unlock(&io->batch_lock);
@@ -486,23 +541,24 @@ static unsigned int rmem_take_batch(struct rmem_queue *queue,
 }
 
 /**
- * rmem_queue_batch() - add a request to its queue's batch
- * @queue: the request's queue
- * @cmd: the request, its work requests built (rmem_build_wrs())
+ * rmem_queue_batch() - add a request's leg to its queue's batch
+ * @queue: the leg's queue
+ * @leg: the leg, its work requests built (rmem_build_wrs(),
+ *	rmem_build_xlegs())
  *
  * The batch is posted with one doorbell when it is full, or by
  * rmem_commit_batch() at the block layer's last request for now.
  * Several CPUs may dispatch to one hardware queue: whichever finds the
- * batch due posts every request in it.  @cmd ends through the completion
- * path from here on, posted or not.
+ * batch due posts every leg in it.  @leg ends through the completion path
+ * from here on, posted or not.
  */
-void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd)
+void rmem_queue_batch(struct rmem_queue *queue, struct rmem_leg *leg)
 {
-	struct rmem_req *cmds[RMEM_BATCH];
-	unsigned int n = rmem_take_batch(queue, cmd, false, cmds);
+	struct rmem_leg *legs[RMEM_BATCH];
+	unsigned int n = rmem_take_batch(queue, leg, false, legs);
 
 	if (n)
-		rmem_post_batch(queue, cmds, n);
+		rmem_post_batch(queue, legs, n);
 }
 
 /**
@@ -514,11 +570,11 @@ void rmem_queue_batch(struct rmem_queue *queue, struct rmem_req *cmd)
  */
 void rmem_commit_batch(struct rmem_queue *queue)
 {
-	struct rmem_req *cmds[RMEM_BATCH];
-	unsigned int n = rmem_take_batch(queue, NULL, true, cmds);
+	struct rmem_leg *legs[RMEM_BATCH];
+	unsigned int n = rmem_take_batch(queue, NULL, true, legs);
 
 	if (n)
-		rmem_post_batch(queue, cmds, n);
+		rmem_post_batch(queue, legs, n);
 }
 
 /**
@@ -532,9 +588,9 @@ void rmem_commit_batch(struct rmem_queue *queue)
  */
 void rmem_flush_batch(struct rmem_queue *queue)
 {
-	struct rmem_req *cmds[RMEM_BATCH];
-	unsigned int i, n = rmem_take_batch(queue, NULL, true, cmds);
+	struct rmem_leg *legs[RMEM_BATCH];
+	unsigned int i, n = rmem_take_batch(queue, NULL, true, legs);
 
 	for (i = 0; i < n; i++)
-		rmem_req_unposted(queue, cmds[i], false);
+		rmem_leg_unposted(legs[i], false);
 }

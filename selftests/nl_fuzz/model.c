@@ -9,7 +9,7 @@
 _Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_NOSPC_NTF, "new rmem command");
 _Static_assert(RMEM_A_MAX == RMEM_A_HOST, "new top-level attribute");
 _Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_HANDSHAKES, "new server attribute");
-_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_PEER, "new device attribute");
+_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_EXTENTS_DEGRADED, "new device attribute");
 _Static_assert(RMEM_A_VOLUME_MAX == RMEM_A_VOLUME_OWNER_AUTH, "new volume attribute");
 _Static_assert(RMEM_A_HOST_MAX == RMEM_A_HOST_PAD, "new host attribute");
 _Static_assert(RMEM_A_PREFIX_MAX == RMEM_A_PREFIX_LEN, "new prefix attribute");
@@ -51,7 +51,7 @@ static const uint8_t server_kind[RMEM_A_SERVER_MAX + 1] = {
 	[RMEM_A_SERVER_AUTH] = K_AUTH,
 };
 
-/* RMEM_A_DEV_PEER and _EXTENT: not generated (the anchor refuses anyway) */
+/* RMEM_A_DEV_PEER, _EXTENT, _REPLICAS: not generated (the anchor refuses anyway) */
 static const uint8_t dev_kind[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_NAME] = K_STR,
 	[RMEM_A_DEV_PEER_IPV4] = K_BIN4,

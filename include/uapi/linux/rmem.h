@@ -305,6 +305,14 @@ enum rmem_a_client {
  *	RMEM_MAX_PEERS in all, with @RMEM_A_DEV_EXTENT, no volume and no
  *	polled queues.  Replies: one per server of such a device, in the
  *	order given (the first is the flat attributes' server)
+ * @RMEM_A_DEV_REPLICAS: u8, copies of each extent a device over several
+ *	servers keeps, on distinct servers (1 to RMEM_MAX_REPLICAS, at
+ *	most its servers; default 1): a write completes when every live
+ *	replica has it, a read goes to one (rmem 0.16.0)
+ * @RMEM_A_DEV_EXTENTS_DEGRADED: u32 (replies, devices over several
+ *	servers): extents with memory but fewer current replicas than
+ *	@RMEM_A_DEV_REPLICAS (a replica missed a write, or its server is
+ *	dead); with none current their I/O fails
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -344,6 +352,8 @@ enum rmem_a_dev {
 	RMEM_A_DEV_EXTENTS_HELD,
 	RMEM_A_DEV_NOSPC_EXTENT,
 	RMEM_A_DEV_PEER,
+	RMEM_A_DEV_REPLICAS,
+	RMEM_A_DEV_EXTENTS_DEGRADED,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
@@ -351,6 +361,8 @@ enum rmem_a_dev {
 
 /* Servers one device may span at most (RMEM_A_DEV_PEER). */
 #define RMEM_MAX_PEERS		8
+/* Copies of each extent a device keeps at most (RMEM_A_DEV_REPLICAS). */
+#define RMEM_MAX_REPLICAS	3
 
 /**
  * enum rmem_a_peer - one server of a device over several (RMEM_A_DEV_PEER)

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rmem client role: what the extent map (extent.c) and the extent worker
+ * (extent_work.c) share.
+ */
+#ifndef _RMEM_EXTENT_H
+#define _RMEM_EXTENT_H
+
+#include "client.h"
+
+/*
+ * An extent's replicas, in one word (&rmem_emap.rep): the session index
+ * of replica k in bits 3k to 3k + 2, their number at RMEM_REP_N_SHIFT,
+ * and a stale bit per replica from RMEM_REP_STALE_SHIFT: a replica that
+ * missed a write (or may have) serves no I/O until a resync.  One word,
+ * so that marking one stale while keeping another current is one cmpxchg.
+ */
+#define RMEM_REP_SESS_BITS	3
+#define RMEM_REP_N_SHIFT	9
+#define RMEM_REP_STALE_SHIFT	12
+
+static inline unsigned int rmem_rep_n(u32 r)
+{
+	return (r >> RMEM_REP_N_SHIFT) & 3;
+}
+
+static inline unsigned int rmem_rep_sess(u32 r, unsigned int k)
+{
+	return (r >> (k * RMEM_REP_SESS_BITS)) & 7;
+}
+
+/* The replicas of @r that are current (not stale), as a mask. */
+static inline unsigned int rmem_rep_current(u32 r)
+{
+	return ~(r >> RMEM_REP_STALE_SHIFT) & (BIT(rmem_rep_n(r)) - 1);
+}
+
+static inline u32 rmem_rep_add(u32 r, unsigned int sess)
+{
+	unsigned int n = rmem_rep_n(r);
+
+	r &= ~(3U << RMEM_REP_N_SHIFT);
+	return r | sess << (n * RMEM_REP_SESS_BITS) |
+	       (n + 1) << RMEM_REP_N_SHIFT;
+}
+
+/* An extent's state (&rmem_emap.state): extent.c says what each means. */
+enum {
+	RMEM_EXTENT_UNWRITTEN,
+	RMEM_EXTENT_PRESENT,
+	RMEM_EXTENT_FREEING,
+	RMEM_EXTENT_GIVING,
+	RMEM_EXTENT_SENT,
+};
+
+enum rmem_emap_verdict {
+	RMEM_EMAP_ISSUE,	/* every extent has memory: issue it */
+	RMEM_EMAP_ZEROS,	/* none has, and zeros are the answer */
+	RMEM_EMAP_HOLE,		/* a read: one has, the other reads zeros */
+	RMEM_EMAP_WAIT,		/* the worker must make or free one */
+};
+
+void rmem_emap_publish(struct rmem_emap *m, unsigned int e, u32 rep);
+bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
+			  unsigned int e);
+enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
+				       unsigned int *need);
+
+#endif /* _RMEM_EXTENT_H */
