@@ -104,3 +104,37 @@ server_zeroed()
 	check "$2" vm -t 300 "$1" \
 		"for i in \$(seq 600); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"dirty\"])')\" = 0 ] && exit 0; sleep 0.5; done; exit 1"
 }
+
+# three_servers_start: lab topology "three" with small server VMs, rmem
+# loaded in all four, a server s1, s2, s3 on each (pools of 48 MiB in
+# 1 MiB chunks, at port 7410); sets H (the client), S1..S3 (the server
+# VMs) and P1..P3 (their servers' addresses).  Returns non-zero if the
+# lab or a module did not come up (the server check is recorded).
+three_servers_start()
+{
+	local v
+	# each server VM needs little memory
+	LAB_MEM_SERVER1=${LAB_MEM_SERVER1:-512} LAB_MEM_SERVER2=${LAB_MEM_SERVER2:-512}
+	LAB_MEM_SERVER3=${LAB_MEM_SERVER3:-512}
+	export LAB_MEM_SERVER1 LAB_MEM_SERVER2 LAB_MEM_SERVER3
+	lab_start three || return 1
+	H=$LAB_CLIENT
+	S1=${LAB_SERVERS[0]} S2=${LAB_SERVERS[1]} S3=${LAB_SERVERS[2]}
+	P1=${LAB_SERVER_ADDRS[0]}:7410 P2=${LAB_SERVER_ADDRS[1]}:7410 P3=${LAB_SERVER_ADDRS[2]}:7410
+	for v in "$S1" "$S2" "$S3" "$H"; do
+		rmem_load "$v" || return 1
+	done
+	check "three server VMs, a pool of 48 MiB each in 1 MiB chunks" eval \
+		"vm $S1 '$R server add name s1 listen $P1 size 48M mr-size 1M > /dev/null' && vm $S2 '$R server add name s2 listen $P2 size 48M mr-size 1M > /dev/null' && vm $S3 '$R server add name s3 listen $P3 size 48M mr-size 1M > /dev/null'"
+}
+
+# peers FIELD: that field of each server of rmem0 in the client $H, space
+# separated
+peers() { json "$H" "' '.join(str(p.get('$1')) for p in j[0]['peers'])" dev show rmem0; }
+
+# wait_states WANT SECONDS: until the states of rmem0's servers (in $H)
+# are WANT, space separated
+wait_states()
+{
+	vm -t $(($2 + 30)) "$H" "for i in \$(seq $(($2 * 5))); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = '$1' ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+}

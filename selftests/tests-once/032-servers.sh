@@ -23,25 +23,11 @@
 source "$(dirname "$0")/../lib.sh"
 
 M=$((1 << 20))
-# each server VM needs little memory
-LAB_MEM_SERVER1=${LAB_MEM_SERVER1:-512} LAB_MEM_SERVER2=${LAB_MEM_SERVER2:-512}
-LAB_MEM_SERVER3=${LAB_MEM_SERVER3:-512}
-export LAB_MEM_SERVER1 LAB_MEM_SERVER2 LAB_MEM_SERVER3
-lab_start three || exit 1
-H=$LAB_CLIENT
-S1=${LAB_SERVERS[0]} S2=${LAB_SERVERS[1]} S3=${LAB_SERVERS[2]}
-P1=${LAB_SERVER_ADDRS[0]}:7410 P2=${LAB_SERVER_ADDRS[1]}:7410 P3=${LAB_SERVER_ADDRS[2]}:7410
 N=24
+three_servers_start || exit 1
 
-# peers FIELD: that field of each server of rmem0, space separated
-peers() { json "$H" "' '.join(str(p.get('$1')) for p in j[0]['peers'])" dev show rmem0; }
 # used VM: the bytes its server uses
 used() { json "$1" "j[0]['used']" server show; }
-# wait_states WANT SECONDS: until the servers' states are WANT
-wait_states()
-{
-	vm -t $(($2 + 30)) "$H" "for i in \$(seq $(($2 * 5))); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = '$1' ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
-}
 # readers FIRST LAST: start one background 1 MiB read per extent; each
 # leaves /tmp/r.E.done (ok or fail) and its data in /tmp/r.E
 readers()
@@ -56,11 +42,6 @@ readers_match()
 	vm -t 120 "$H" "for f in /tmp/r.*.done; do e=\${f#/tmp/r.}; e=\${e%.done}; [ \"\$(cat \$f)\" = ok ] || { echo \"extent \$e failed\"; exit 1; }; dd if=/tmp/a bs=1M skip=\$e count=1 status=none | cmp - /tmp/r.\$e || exit 1; done"
 }
 
-for v in "$S1" "$S2" "$S3" "$H"; do
-	rmem_load "$v" || exit 1
-done
-check "three server VMs, a pool of 48 MiB each in 1 MiB chunks" eval \
-	"vm $S1 '$R server add name s1 listen $P1 size 48M mr-size 1M > /dev/null' && vm $S2 '$R server add name s2 listen $P2 size 48M mr-size 1M > /dev/null' && vm $S3 '$R server add name s3 listen $P3 size 48M mr-size 1M > /dev/null'"
 check "a thin device of 256 MiB over the three, 1 MiB extents, loss timeout 60 s" vm -t 60 "$H" \
 	"$R dev add peer $P1 peer $P2 peer $P3 size 256M extent 1M loss-timeout 60s > /dev/null"
 expect_eq "three servers, live, nothing held" "live live live 0 0 0" \
