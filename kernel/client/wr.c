@@ -18,7 +18,6 @@
 
 #include "client.h"
 #include "compat.h"
-#include "trace.h"
 
 /*
  * Testing only (module parameter fault_sector, off by default): a work
