@@ -610,7 +610,9 @@ static int rmem_nl_volume_del_doit(struct sk_buff *skb, struct genl_info *info)
  * rmem_nl_notify_dev() - multicast a device event on "events"
  * @dev: the device
  * @cmd: RMEM_CMD_DEV_STATE_NTF (it changed state) or
- *	RMEM_CMD_DEV_NOSPC_NTF (its server had no room for an extent)
+ *	RMEM_CMD_DEV_NOSPC_NTF (its server had no room for an extent) or
+ *	RMEM_CMD_DEV_RESYNC_NTF (a resync started, went a tenth further, or
+ *	ended)
  * @gfp: how to allocate the message (an event may be dropped)
  *
  * The message carries the device as DEV_GET does.

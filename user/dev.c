@@ -51,6 +51,9 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_PEER] = MNL_TYPE_NESTED,
 	[RMEM_A_DEV_REPLICAS] = MNL_TYPE_U8,
 	[RMEM_A_DEV_EXTENTS_DEGRADED] = MNL_TYPE_U32,
+	[RMEM_A_DEV_RESYNCING] = MNL_TYPE_U8,
+	[RMEM_A_DEV_RESYNC_DONE] = MNL_TYPE_U32,
+	[RMEM_A_DEV_RESYNC_TOTAL] = MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type peer_policy[RMEM_A_PEER_MAX + 1] = {
@@ -468,6 +471,16 @@ static int dev_print(const struct nlattr *nest, bool stats)
 	if (tb[RMEM_A_DEV_EXTENTS_DEGRADED])
 		print_uint(PRINT_ANY, "extents_degraded", " degraded %u",
 			   mnl_attr_get_u32(tb[RMEM_A_DEV_EXTENTS_DEGRADED]));
+	if (tb[RMEM_A_DEV_RESYNCING])
+		print_string(PRINT_ANY, "resync", " resync %s",
+			     mnl_attr_get_u8(tb[RMEM_A_DEV_RESYNCING]) ?
+			     "running" : "idle");
+	if (tb[RMEM_A_DEV_RESYNC_DONE] && tb[RMEM_A_DEV_RESYNC_TOTAL]) {
+		print_uint(PRINT_ANY, "resync_done", " %u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_RESYNC_DONE]));
+		print_uint(PRINT_ANY, "resync_total", "/%u",
+			   mnl_attr_get_u32(tb[RMEM_A_DEV_RESYNC_TOTAL]));
+	}
 	/* text: only when the server granted less than asked */
 	if (tb[RMEM_A_DEV_READ_DEPTH_GRANTED]) {
 		uint32_t g = mnl_attr_get_u32(tb[RMEM_A_DEV_READ_DEPTH_GRANTED]);

@@ -30,7 +30,9 @@ static void monitor_usage(FILE *f)
 		"Prints an event per line until interrupted:\n"
 		"  a device changed state, \"rmem0: state live ...\"\n"
 		"  a thin device's server had no room for an extent,\n"
-		"  \"rmem0: ... nospc-extent N ...\"\n");
+		"  \"rmem0: ... nospc-extent N ...\"\n"
+		"  a device with replicas started, went on with or ended a\n"
+		"  resync, \"rmem0: ... resync running|done N/M ...\"\n");
 }
 
 static void monitor_signal(int sig)
@@ -52,6 +54,7 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 	switch (genl->cmd) {
 	case RMEM_CMD_DEV_STATE_NTF:
 	case RMEM_CMD_DEV_NOSPC_NTF:
+	case RMEM_CMD_DEV_RESYNC_NTF:
 		dev_print_msg(nlh, true);
 		break;
 	default:

@@ -73,6 +73,8 @@ static inline unsigned int rmem_wrs_per_rq(bool read_tail, unsigned int split)
 #define RMEM_READ_TAIL		8
 /* Zeroed buffer used as the source of discard and write-zeroes. */
 #define RMEM_ZERO_BUF		SZ_64K
+/* Bytes a resync copies at a time (resync.c). */
+#define RMEM_SYNC_WINDOW	SZ_1M
 #define RMEM_MINORS		16
 /*
  * Reissues (each after a reconnect) of a request whose own work requests
@@ -254,6 +256,12 @@ struct rmem_remote_chunk {
  *	server without the answer or the table read getting back (a retry
  *	asks that server again: ALLOC is idempotent), or @nr for none
  * @pend_sess: that session's index
+ * @sync_cursor: where the search for an extent to resync goes on
+ * @sync_e: the extent being resynced (syncing), or @nr
+ * @resync_total: extents a resync run found degraded when it started
+ * @resync_done: extents it made whole since
+ * @resync_tenth: the tenth of @resync_total last reported (progress)
+ * @resyncing: a resync run is under way (its start was reported)
  */
 struct rmem_emap {
 	struct rmem_dev *dev;
@@ -273,6 +281,12 @@ struct rmem_emap {
 	u32 nospc_extent;
 	unsigned int pend_e;
 	unsigned int pend_sess;
+	unsigned int sync_cursor;
+	unsigned int sync_e;
+	unsigned int resync_total;
+	unsigned int resync_done;
+	unsigned int resync_tenth;
+	bool resyncing;
 };
 
 struct rmem_sess_ext;
@@ -470,6 +484,11 @@ struct rmem_sess {
  *	signalled READ of its last bytes (see rmem_build_wrs())
  * @zero: zeroed buffer for discard/write-zeroes
  * @zero_dma: DMA address of @zero
+ * @sync_buf: a device with replicas: the resync's buffer (one window),
+ *	else NULL
+ * @sync_len: its bytes (RMEM_SYNC_WINDOW, or less if that much was not
+ *	found contiguous)
+ * @sync_dma: DMA address of @sync_buf
  * @tag_set: blk-mq tag set
  * @ext_pool: room for requests too large for their PDU (rmem_get_ext())
  * @ext_waiting: a request found @ext_pool empty: the next element given
@@ -504,6 +523,9 @@ struct rmem_dev {
 	bool read_tail;
 	void *zero;
 	u64 zero_dma;
+	void *sync_buf;
+	unsigned int sync_len;
+	u64 sync_dma;
 	struct blk_mq_tag_set tag_set;
 	mempool_t *ext_pool;
 	bool ext_waiting;
@@ -729,6 +751,8 @@ bool rmem_sess_ext_ready(struct rmem_sess *sess);
 int rmem_sess_ext_op(struct rmem_sess *sess, u8 op, unsigned int slot);
 int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 		       unsigned int n);
+int rmem_sess_ext_copy(struct rmem_sess *sess, bool write, u64 remote,
+		       u32 rkey, u64 local, u32 len);
 int rmem_sess_ext_init(struct rmem_sess *sess);
 void rmem_sess_ext_free(struct rmem_sess *sess);
 int rmem_sess_ext_map(struct rmem_sess *sess, struct ib_device *ibdev);

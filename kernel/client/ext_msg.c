@@ -341,6 +341,63 @@ int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 	return ret;
 }
 
+/* rmem_sess_ext_copy() under the session's ext_lock, the session ready. */
+static int __rmem_sess_ext_copy(struct rmem_sess *sess, bool write,
+				u64 remote, u32 rkey, u64 local, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = local,
+		.length = len,
+		.lkey = sess->dev->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &sess->ext_cqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = remote,
+		.rkey = rkey,
+	};
+
+	reinit_completion(&sess->ext_done);
+	WRITE_ONCE(sess->ext_status, IB_WC_SUCCESS);
+	if (ib_post_send(sess->queues[0].cm_id->qp, &wr.wr, NULL))
+		return -ECONNRESET;
+	return rmem_ext_wait(sess, &sess->ext_done);
+}
+
+/**
+ * rmem_sess_ext_copy() - one RDMA READ or WRITE of a resync on queue pair 0
+ * @sess: a live thin session
+ * @write: RDMA WRITE (to the server) rather than READ (from it)
+ * @remote: the server's address, within one of the session's chunks
+ * @rkey: that chunk's key
+ * @local: the DMA address of the device's resync buffer
+ * @len: bytes, at most the buffer's and within the chunk
+ *
+ * Serialised with the session's control messages (one work request on
+ * queue pair 0 at a time, within its reserve: rmem_ctl_wrs()).
+ *
+ * Context: the extent worker, may sleep.
+ *
+ * Return: 0, or the wait's error (the connection).
+ */
+int rmem_sess_ext_copy(struct rmem_sess *sess, bool write, u64 remote,
+		       u32 rkey, u64 local, u32 len)
+{
+	int ret = -ECONNRESET;
+
+	mutex_lock(&sess->ext_lock);
+	if (rmem_sess_ext_ready(sess))
+		ret = __rmem_sess_ext_copy(sess, write, remote, rkey, local,
+					   len);
+	mutex_unlock(&sess->ext_lock);
+	return ret;
+}
+
 /**
  * rmem_sess_ext_quiesce() - wait until no control message uses the
  *	session's queue pair 0

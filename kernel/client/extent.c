@@ -8,7 +8,9 @@
  * entries describe it), freeing (present, and a discard covered it
  * whole: its memory is to go back to the server), giving (the worker is
  * giving it back, nothing sent yet) or sent (FREE went out: the entries
- * may be gone, it is never present on them again).  The data path reads
+ * may be gone, it is never present on them again), or, over several
+ * servers, syncing (the worker copies a current replica into one that is
+ * not: resync.c; its requests wait).  The data path reads
  * it without locks: the entries are written first, the state is
  * published with release semantics and read with acquire.  A discard
  * makes a present extent freeing (rmem_emap_discard()), and a write to a
@@ -56,6 +58,7 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 	}
 	m->dev = dev;
 	m->pend_e = m->nr;
+	m->sync_e = m->nr;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->waiting);
 	INIT_DELAYED_WORK(&m->work, rmem_emap_work);
@@ -94,7 +97,7 @@ void rmem_emap_publish(struct rmem_emap *m, unsigned int e, u32 rep)
 static bool rmem_emap_has_memory(u32 st)
 {
 	return st == RMEM_EXTENT_PRESENT || st == RMEM_EXTENT_FREEING ||
-	       st == RMEM_EXTENT_GIVING;
+	       st == RMEM_EXTENT_GIVING || st == RMEM_EXTENT_SYNCING;
 }
 
 /**
@@ -198,6 +201,8 @@ bool rmem_emap_stale(struct rmem_dev *dev, unsigned int e, unsigned int bad,
 			break;
 		old = cur;
 	}
+	/* a resync makes it whole again, once things settle */
+	queue_delayed_work(rmem_extent_wq, &m->work, HZ);
 	pr_warn_ratelimited("%s: extent %u: %s stale (%u of %u replicas current)\n",
 			    dev->name, e, hweight32(bad & rmem_rep_current(old)) > 1 ?
 			    "replicas turned" : "a replica turned",

@@ -44,6 +44,23 @@ static inline u32 rmem_rep_add(u32 r, unsigned int sess)
 	       (n + 1) << RMEM_REP_N_SHIFT;
 }
 
+/* @r with replica @k on session @sess, stale or current. */
+static inline u32 rmem_rep_set(u32 r, unsigned int k, unsigned int sess,
+			       bool stale)
+{
+	r &= ~(7U << (k * RMEM_REP_SESS_BITS));
+	r |= sess << (k * RMEM_REP_SESS_BITS);
+	if (k >= rmem_rep_n(r)) {
+		r &= ~(3U << RMEM_REP_N_SHIFT);
+		r |= (k + 1) << RMEM_REP_N_SHIFT;
+	}
+	if (stale)
+		r |= BIT(RMEM_REP_STALE_SHIFT + k);
+	else
+		r &= ~BIT(RMEM_REP_STALE_SHIFT + k);
+	return r;
+}
+
 /* An extent's state (&rmem_emap.state): extent.c says what each means. */
 enum {
 	RMEM_EXTENT_UNWRITTEN,
@@ -51,6 +68,7 @@ enum {
 	RMEM_EXTENT_FREEING,
 	RMEM_EXTENT_GIVING,
 	RMEM_EXTENT_SENT,
+	RMEM_EXTENT_SYNCING,
 };
 
 enum rmem_emap_verdict {
@@ -65,5 +83,10 @@ bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
 			  unsigned int e);
 enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
 				       unsigned int *need);
+bool rmem_emap_busy(struct rmem_emap *m, unsigned int e);
+struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried);
+int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
+		       struct rmem_sess *sess);
+int rmem_emap_resync(struct rmem_emap *m);
 
 #endif /* _RMEM_EXTENT_H */

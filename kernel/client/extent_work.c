@@ -109,7 +109,7 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
  * Whether a request issued before extent @e became giving is still in
  * flight on it: its memory may not go yet.
  */
-static bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
+bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
 {
 	struct rmem_emap_busy b = { .m = m, .e = e };
 
@@ -131,8 +131,7 @@ static bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
  * reported (a report may be stale: the server's answer decides).
  * Return: the session, or NULL if there is none.
  */
-static struct rmem_sess *rmem_emap_place(struct rmem_emap *m,
-					 unsigned long tried)
+struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried)
 {
 	struct rmem_dev *dev = m->dev;
 	struct rmem_sess *c[RMEM_MAX_PEERS], *a, *b;
@@ -190,8 +189,8 @@ static bool rmem_emap_later(struct rmem_emap *m, unsigned long tried)
  * Ask session @sess for extent @e's slot and read its chunk table entries.
  * Return: 0, or the error of the answer or of the connection.
  */
-static int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
-			      struct rmem_sess *sess)
+int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
+		       struct rmem_sess *sess)
 {
 	unsigned int per = 1U << (m->shift - sess->chunk_shift);
 	int ret;
@@ -519,6 +518,17 @@ static enum rmem_dev_state rmem_emap_can(struct rmem_dev *dev)
 	return live ? RMEM_DEV_STATE_LIVE : RMEM_DEV_STATE_RECONNECTING;
 }
 
+/*
+ * Requests are in flight on the extent being given back or resynced: look
+ * again 1, 2, 4 ... jiffies later, a tenth of a second at most.
+ */
+static void rmem_emap_busy_retry(struct rmem_emap *m)
+{
+	queue_delayed_work(rmem_extent_wq, &m->work,
+			   min_t(unsigned long, 1UL << min(m->busy_tries++, 16U),
+				 HZ / 10));
+}
+
 /**
  * rmem_emap_work() - take memory for the extents waiting requests touch,
  *	and give back what discards freed
@@ -559,19 +569,28 @@ void rmem_emap_work(struct work_struct *work)
 			break;
 		/*
 		 * Nothing to take (or only what a reconnecting server may
-		 * take later): give one back, which may make room too.
+		 * take later): give one back, which may make room too; with
+		 * none to give back, make a degraded extent whole.  An extent
+		 * being resynced goes first: its requests wait.
 		 */
-		if (take_later || !rmem_emap_next(m, &e)) {
-			if (!rmem_emap_next_freeing(m, &e))
-				break;
+		if (m->sync_e != m->nr || take_later ||
+		    !rmem_emap_next(m, &e)) {
+			if (m->sync_e != m->nr ||
+			    !rmem_emap_next_freeing(m, &e)) {
+				ret = rmem_emap_resync(m);
+				if (ret == -EBUSY) {
+					rmem_emap_busy_retry(m);
+					break;
+				}
+				m->busy_tries = 0;
+				if (ret)
+					break;
+				continue;
+			}
 			sess = dev->sess;
 			ret = rmem_emap_give_back(m, e, &sess);
 			if (ret == -EBUSY) {
-				/* 1, 2, 4 ... jiffies, a tenth of a second at most */
-				queue_delayed_work(rmem_extent_wq, &m->work,
-						   min_t(unsigned long,
-							 1UL << min(m->busy_tries++, 16U),
-							 HZ / 10));
+				rmem_emap_busy_retry(m);
 				break;
 			}
 			m->busy_tries = 0;

@@ -6,10 +6,10 @@
  * The generator mirrors the kernel's per-command policies (kernel/netlink.c)
  * and command table; a new command or attribute must be taught to it.
  */
-_Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_NOSPC_NTF, "new rmem command");
+_Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_RESYNC_NTF, "new rmem command");
 _Static_assert(RMEM_A_MAX == RMEM_A_HOST, "new top-level attribute");
 _Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_HANDSHAKES, "new server attribute");
-_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_EXTENTS_DEGRADED, "new device attribute");
+_Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_RESYNC_TOTAL, "new device attribute");
 _Static_assert(RMEM_A_VOLUME_MAX == RMEM_A_VOLUME_OWNER_AUTH, "new volume attribute");
 _Static_assert(RMEM_A_HOST_MAX == RMEM_A_HOST_PAD, "new host attribute");
 _Static_assert(RMEM_A_PREFIX_MAX == RMEM_A_PREFIX_LEN, "new prefix attribute");
@@ -198,6 +198,8 @@ const char *cmd_name(uint8_t cmd)
 		return "dev-state-ntf";
 	if (cmd == RMEM_CMD_DEV_NOSPC_NTF)
 		return "dev-nospc-ntf";
+	if (cmd == RMEM_CMD_DEV_RESYNC_NTF)
+		return "dev-resync-ntf";
 	return "past-max";
 }
 

@@ -78,6 +78,11 @@ enum rmem_dev_state {
  * @RMEM_CMD_DEV_NOSPC_NTF: notification on "events": a thin device's
  *	server had no room for an extent, so writes to it fail; once until
  *	an extent is taken or given back (rmem 0.14.0)
+ * @RMEM_CMD_DEV_RESYNC_NTF: notification on "events": a device with
+ *	replicas started making its degraded extents whole again
+ *	(RMEM_A_DEV_RESYNCING 1, RESYNC_DONE 0), got a tenth further
+ *	(RESYNCING 1), or ended (RESYNCING 0: none can be made whole now);
+ *	rmem 0.17.0
  * @__RMEM_CMD_MAX: internal, one past the highest command
  * @RMEM_CMD_MAX: highest command
  */
@@ -96,6 +101,7 @@ enum rmem_cmd {
 	RMEM_CMD_HOST_DEL,
 	RMEM_CMD_DEV_STATS_RESET,
 	RMEM_CMD_DEV_NOSPC_NTF,
+	RMEM_CMD_DEV_RESYNC_NTF,
 
 	__RMEM_CMD_MAX,
 	RMEM_CMD_MAX = __RMEM_CMD_MAX - 1
@@ -313,6 +319,12 @@ enum rmem_a_client {
  *	servers): extents with memory but fewer current replicas than
  *	@RMEM_A_DEV_REPLICAS (a replica missed a write, or its server is
  *	dead); with none current their I/O fails
+ * @RMEM_A_DEV_RESYNCING: u8 (replies, devices with replicas): 1 while a
+ *	resync makes degraded extents whole, else 0 (rmem 0.17.0)
+ * @RMEM_A_DEV_RESYNC_DONE: u32 (replies, after a resync started): extents
+ *	the last (or current) resync made whole
+ * @RMEM_A_DEV_RESYNC_TOTAL: u32 (likewise): extents it found degraded
+ *	when it started (more may turn degraded meanwhile)
  * @__RMEM_A_DEV_MAX: internal, one past the highest device attribute
  * @RMEM_A_DEV_MAX: highest device attribute
  */
@@ -354,6 +366,9 @@ enum rmem_a_dev {
 	RMEM_A_DEV_PEER,
 	RMEM_A_DEV_REPLICAS,
 	RMEM_A_DEV_EXTENTS_DEGRADED,
+	RMEM_A_DEV_RESYNCING,
+	RMEM_A_DEV_RESYNC_DONE,
+	RMEM_A_DEV_RESYNC_TOTAL,
 
 	__RMEM_A_DEV_MAX,
 	RMEM_A_DEV_MAX = __RMEM_A_DEV_MAX - 1
