@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A thin device over three server VMs with replicas 2 (lab topology
-# "three"; Documentation/multi-server.rst step 4):
+# "three"; Documentation/multi-server.rst steps 4 and 5):
 #  - refusals: more replicas than servers, more than three;
 #  - every extent written has memory on two distinct servers (each
 #    server's use is what the device says it holds there, and the holds
@@ -9,16 +9,16 @@
 #  - one server's link cut: a rewrite of every extent and a read of it
 #    complete with no error while it is cut (the cut server's replicas
 #    turn stale: failfast, not the loss timeout); the extents it held are
-#    degraded;
-#  - the server back: its stale replicas serve no read (every read
-#    returns the new data, not what the stale replica holds);
+#    degraded, and its stale replicas serve no read once it is back;
+#  - resync: the server back, its stale replicas are copied current
+#    (degraded drops to 0; "events" says start and end);
 #  - a second server powered off while fio writes and verifies 16 new
-#    extents (crc32c): fio sees no error and every block verifies (the
-#    lost server's copies are skipped, no I/O waits for its loss
-#    timeout); then exactly the extents whose only current replica it
-#    held fail with EIO, every other extent reads back, and new extents
-#    still land on the live servers.
-# Not yet: resync of degraded extents (step 5).
+#    extents (crc32c): fio sees no error and does not wait for its loss
+#    timeout; once it is dead, every extent still reads back (none had
+#    its only current copy there), and resync copies its extents onto
+#    the two live servers;
+#  - a third loss, a server deleted: every extent reads back from the
+#    last server alone, the resynced copies included.
 # rmem-timeout: 900
 source "$(dirname "$0")/../lib.sh"
 
@@ -64,6 +64,7 @@ expect_eq "each server's use is what the device holds there (no two replicas on 
 check "the $N MiB read back" vm -t 120 "$H" \
 	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/a"
 
+vm "$H" "($R monitor > /tmp/mon.txt 2>&1 &)"
 echo "# s2's link is cut: writes and reads go on"
 check "s2's link down" lab_link "$S2" off
 check "rewrite every extent while s2 is cut, no error, well within the loss timeout" vm -t 120 "$H" \
@@ -76,13 +77,14 @@ check "s2's link up" lab_link "$S2" on
 check "s2's session is live again" wait_states "live live live" 60
 check "s2's stale replicas serve no read: every extent reads the new data, three times over" vm -t 180 "$H" \
 	"for i in 1 2 3; do dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b || exit 1; done"
-expect_eq "still degraded (no resync yet)" "$n2" degraded
+check "resync: s2's replicas are current again, nothing degraded, within 60 s" vm -t 90 "$H" \
+	"for i in \$(seq 300); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])')\" = 0 ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+check "events: the resync started and ended" vm -t 30 "$H" \
+	"for i in \$(seq 50); do grep -q 'resync idle' /tmp/mon.txt && break; sleep 0.2; done; grep -E 'resync (running 0/|idle)' /tmp/mon.txt | sed 's/^/# event: /'; grep -q 'resync running 0/' /tmp/mon.txt && grep -q 'resync idle' /tmp/mon.txt"
+check "every extent reads the new data" vm -t 120 "$H" \
+	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b"
 
-echo "# s3 is powered off"
-# extents by pair: x12 + x13 = n1, x12 + x23 = n2, x13 + x23 = n3; the
-# pairs s2 (stale) + s3 lose their only current replica
-lost=$(( (n2 + n3 - n1) / 2 ))
-echo "# extents whose only current replica is on s3: $lost"
+echo "# s3 is powered off while fio writes and verifies"
 vm "$H" "rm -f /tmp/fio.rc; (fio --name=v --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=16 --offset=32M --size=16M --rw=randwrite --bsrange=4k-128k --verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/fio.out 2>&1; echo \$? > /tmp/fio.rc) > /dev/null 2>&1 &"
 check "fio is writing (2 MiB written)" vm -t 60 "$H" \
 	"for i in \$(seq 200); do [ \$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"stats\"][\"write_bytes\"] >> 20)') -ge $((2 * N + 2)) ] && exit 0; sleep 0.2; done; exit 1"
@@ -90,16 +92,27 @@ lab_poweroff "$S3"
 check "fio's writes and verify end with no error" vm -t 120 "$H" \
 	"for i in \$(seq 500); do [ -e /tmp/fio.rc ] && break; sleep 0.2; done; grep -E 'err=|WRITE:|READ:' /tmp/fio.out; [ \"\$(cat /tmp/fio.rc)\" = 0 ] && grep -q 'WRITE: .*io=16.0MiB' /tmp/fio.out && grep -q 'READ: .*io=16.0MiB' /tmp/fio.out"
 expect_eq "fio did not wait for s3's loss timeout (60 s): s3 still reconnecting" "live live reconnecting" peers state
+check "fio's 16 MiB saved" vm -t 60 "$H" "dd if=/dev/rmem0 bs=1M skip=32 count=16 iflag=direct status=none of=/tmp/f"
 check "s3's session goes dead at the loss timeout, the others stay live" wait_states "live live dead" 120
-check "exactly those $lost fail with EIO, the others read the new data" vm -t 240 "$H" \
-	"bad=0; for e in \$(seq 0 $((N - 1))); do dd if=/dev/rmem0 bs=1M skip=\$e count=1 iflag=direct status=none of=/tmp/x 2> /dev/null || { bad=\$((bad + 1)); continue; }; dd if=/tmp/b bs=1M skip=\$e count=1 status=none | cmp - /tmp/x || exit 1; done; echo \"\$bad failed\"; [ \$bad = $lost ]"
+check "no extent lost: every one reads back" vm -t 120 "$H" \
+	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b && dd if=/dev/rmem0 bs=1M skip=32 count=16 iflag=direct status=none | cmp - /tmp/f"
 check "a new extent gets two replicas on the live servers, and reads back" vm -t 60 "$H" \
 	"head -c $M /dev/urandom > /tmp/c && timeout 30 dd if=/tmp/c of=/dev/rmem0 bs=1M seek=100 oflag=direct status=none && dd if=/dev/rmem0 bs=1M skip=100 count=1 iflag=direct status=none | cmp - /tmp/c"
-check "dev del" vm -t 60 "$H" "$R dev del rmem0"
-for v in "$S1" "$S2"; do
-	check "$v has every extent back" vm -t 60 "$v" \
-		"for i in \$(seq 100); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 0.3; done; exit 1"
-	check "$v: server del, unload" vm -t 60 "$v" "$R server del \$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"name\"])') && rmmod rmem"
-done
+check "resync: s3's extents copied onto s1 and s2, nothing degraded, within 60 s" vm -t 90 "$H" \
+	"for i in \$(seq 300); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])')\" = 0 ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+read -r n1 n2 n3 <<< "$(peers extents_held)"
+echo "# replicas held: $n1 on s1, $n2 on s2, $n3 on s3 (dead)"
+check "s1 and s2 each hold a copy of every extent ($((N + 17)))" test "$n1" = $((N + 17)) -a "$n2" = $((N + 17))
+
+echo "# s1 is deleted: s2 alone"
+check "server del s1" vm -t 60 "$S1" "$R server del s1"
+check "s1's session goes dead" wait_states "dead live dead" 90
+check "every extent reads back from s2 alone" vm -t 120 "$H" \
+	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b && dd if=/dev/rmem0 bs=1M skip=32 count=16 iflag=direct status=none | cmp - /tmp/f && dd if=/dev/rmem0 bs=1M skip=100 count=1 iflag=direct status=none | cmp - /tmp/c"
+check "dev del" vm -t 60 "$H" "pkill -f 'rmemctl monitor'; $R dev del rmem0"
+check "s2 has every extent back" vm -t 60 "$S2" \
+	"for i in \$(seq 100); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 0.3; done; exit 1"
+check "s2: server del, unload" vm -t 60 "$S2" "$R server del s2 && rmmod rmem"
+check "s1: unload" vm -t 60 "$S1" "rmmod rmem"
 check "client unload" vm "$H" "rmmod rmem"
 test_done
