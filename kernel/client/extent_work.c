@@ -583,9 +583,11 @@ void rmem_emap_work(struct work_struct *work)
 					break;
 				}
 				m->busy_tries = 0;
-				if (ret)
-					break;
-				continue;
+				if (!ret)
+					continue;
+				/* what waited for an extent it let go goes */
+				rmem_emap_sweep(m, 0, BLK_STS_OK, false);
+				break;
 			}
 			sess = dev->sess;
 			ret = rmem_emap_give_back(m, e, &sess);
