@@ -32,7 +32,7 @@ static void monitor_usage(FILE *f)
 		"  a thin device's server had no room for an extent,\n"
 		"  \"rmem0: ... nospc-extent N ...\"\n"
 		"  a device with replicas started, went on with or ended a\n"
-		"  resync, \"rmem0: ... resync running|done N/M ...\"\n");
+		"  resync, \"rmem0: ... resync running|idle N/M ...\"\n");
 }
 
 static void monitor_signal(int sig)

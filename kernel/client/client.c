@@ -84,7 +84,6 @@ static void rmem_dev_free(struct rmem_dev *dev)
 		rmem_sess_free(dev->sessions[i]);
 	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	kfree(dev->zero);
-	kfree(dev->sync_buf);
 	kvfree(dev->queue_io);
 	rmem_emap_free(dev);
 	if (dev->index >= 0)
@@ -187,16 +186,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	dev->zero = kzalloc(RMEM_ZERO_BUF, GFP_KERNEL);
 	if (!dev->zero || (cfg->extent && rmem_emap_alloc(dev)))
 		goto out_nomem;
-	/* the resync's window: contiguous, as large as it comes */
-	for (i = RMEM_SYNC_WINDOW; dev->cfg.replicas > 1 && !dev->sync_buf;
-	     i /= 4) {
-		dev->sync_buf = kzalloc(i, i > SZ_64K ?
-					GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
-					GFP_KERNEL);
-		dev->sync_len = i;
-		if (!dev->sync_buf && i <= SZ_64K)
-			goto out_nomem;
-	}
+
 	for (i = 0; i < cfg->nr_peers; i++) {
 		struct rmem_sess *sess = rmem_sess_alloc(dev, &cfg->peers[i], i);
 

@@ -73,8 +73,11 @@ static inline unsigned int rmem_wrs_per_rq(bool read_tail, unsigned int split)
 #define RMEM_READ_TAIL		8
 /* Zeroed buffer used as the source of discard and write-zeroes. */
 #define RMEM_ZERO_BUF		SZ_64K
-/* Bytes a resync copies at a time (resync.c). */
-#define RMEM_SYNC_WINDOW	SZ_1M
+/*
+ * Bytes a resync copies at a time (resync.c); a mapping of this size
+ * goes through swiotlb's bounce buffers too.
+ */
+#define RMEM_SYNC_WINDOW	SZ_256K
 #define RMEM_MINORS		16
 /*
  * Reissues (each after a reconnect) of a request whose own work requests
@@ -258,6 +261,10 @@ struct rmem_remote_chunk {
  * @pend_sess: that session's index
  * @sync_cursor: where the search for an extent to resync goes on
  * @sync_e: the extent being resynced (syncing), or @nr
+ * @sync_pos: bytes of it copied so far
+ * @sync_rep: its replicas when the copy started (a change stops it)
+ * @sync_src: the replica copied from
+ * @sync_dst: the replica copied to
  * @resync_total: extents a resync run found degraded when it started
  * @resync_done: extents it made whole since
  * @resync_tenth: the tenth of @resync_total last reported (progress)
@@ -283,6 +290,10 @@ struct rmem_emap {
 	unsigned int pend_sess;
 	unsigned int sync_cursor;
 	unsigned int sync_e;
+	u64 sync_pos;
+	u32 sync_rep;
+	unsigned int sync_src;
+	unsigned int sync_dst;
 	unsigned int resync_total;
 	unsigned int resync_done;
 	unsigned int resync_tenth;
@@ -352,6 +363,13 @@ struct rmem_sess_ext;
  * @ext_dma: their DMA address
  * @ext_page: where a slot's table entries are read into
  * @ext_page_dma: its DMA address
+ * @sync_buf: a device with replicas: where a resync reads this server's
+ *	copy of an extent into, a window at a time (its own, so that a READ
+ *	given up while this session is lost lands nowhere else), or NULL
+ * @sync_len: its bytes (RMEM_SYNC_WINDOW, or less if that much was not
+ *	found contiguous)
+ * @sync_dma: its DMA address, 0 if it could not be mapped (no resync
+ *	from this server)
  * @ext_cqe: completion of the answer's receive and the table reads
  * @ext_send_cqe: completion of the control message's send
  * @ext_done: signalled by @ext_cqe
@@ -429,6 +447,9 @@ struct rmem_sess {
 	u64 ext_dma;
 	void *ext_page;
 	u64 ext_page_dma;
+	void *sync_buf;
+	unsigned int sync_len;
+	u64 sync_dma;
 	struct ib_cqe ext_cqe;
 	struct ib_cqe ext_send_cqe;
 	struct completion ext_done;
@@ -484,11 +505,6 @@ struct rmem_sess {
  *	signalled READ of its last bytes (see rmem_build_wrs())
  * @zero: zeroed buffer for discard/write-zeroes
  * @zero_dma: DMA address of @zero
- * @sync_buf: a device with replicas: the resync's buffer (one window),
- *	else NULL
- * @sync_len: its bytes (RMEM_SYNC_WINDOW, or less if that much was not
- *	found contiguous)
- * @sync_dma: DMA address of @sync_buf
  * @tag_set: blk-mq tag set
  * @ext_pool: room for requests too large for their PDU (rmem_get_ext())
  * @ext_waiting: a request found @ext_pool empty: the next element given
@@ -523,9 +539,6 @@ struct rmem_dev {
 	bool read_tail;
 	void *zero;
 	u64 zero_dma;
-	void *sync_buf;
-	unsigned int sync_len;
-	u64 sync_dma;
 	struct blk_mq_tag_set tag_set;
 	mempool_t *ext_pool;
 	bool ext_waiting;

@@ -107,9 +107,6 @@ static void __rmem_dev_release_ib(struct rmem_dev *dev)
 	for (i = 0; i < dev->nr_sess; i++)
 		rmem_sess_unmap(dev->sessions[i], ibdev);
 	rmem_dma_unmap(ibdev, &dev->zero_dma, RMEM_ZERO_BUF, DMA_TO_DEVICE);
-	if (dev->sync_buf)
-		rmem_dma_unmap(ibdev, &dev->sync_dma, dev->sync_len,
-			       DMA_BIDIRECTIONAL);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	dev->pd = NULL;
@@ -299,9 +296,6 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 	}
 	ret = rmem_dma_map(ibdev, dev->zero, RMEM_ZERO_BUF, DMA_TO_DEVICE,
 			   &dev->zero_dma);
-	if (!ret && dev->sync_buf)
-		ret = rmem_dma_map(ibdev, dev->sync_buf, dev->sync_len,
-				   DMA_BIDIRECTIONAL, &dev->sync_dma);
 	if (ret)
 		goto out_release;
 	for (i = 0; i < dev->nr_sess; i++) {

@@ -90,10 +90,22 @@ static int rmem_ext_wait(struct rmem_sess *sess, struct completion *done)
  */
 int rmem_sess_ext_init(struct rmem_sess *sess)
 {
+	unsigned int len;
+
 	sess->ext = kzalloc(sizeof(*sess->ext), GFP_KERNEL);
 	sess->ext_page = (void *)__get_free_page(GFP_KERNEL);
 	if (!sess->ext || !sess->ext_page)
 		return -ENOMEM;
+	/* a resync's window: contiguous, as large as it comes */
+	for (len = RMEM_SYNC_WINDOW;
+	     sess->dev->cfg.replicas > 1 && !sess->sync_buf; len /= 4) {
+		sess->sync_buf = kzalloc(len, len > SZ_16K ?
+					 GFP_KERNEL | __GFP_NORETRY |
+					 __GFP_NOWARN : GFP_KERNEL);
+		sess->sync_len = len;
+		if (!sess->sync_buf && len <= SZ_16K)
+			return -ENOMEM;
+	}
 	sess->ext_cqe.done = rmem_ext_cqe_done;
 	sess->ext_send_cqe.done = rmem_ext_send_done;
 	init_completion(&sess->ext_done);
@@ -109,6 +121,7 @@ void rmem_sess_ext_free(struct rmem_sess *sess)
 {
 	kfree(sess->ext);
 	free_page((unsigned long)sess->ext_page);
+	kfree(sess->sync_buf);
 }
 
 /**
@@ -132,6 +145,16 @@ int rmem_sess_ext_map(struct rmem_sess *sess, struct ib_device *ibdev)
 		sess->ext_page_dma = 0;
 		return -EIO;
 	}
+	if (!sess->sync_buf)
+		return 0;
+	/* no resync from this server, rather than no device */
+	sess->sync_dma = ib_dma_map_single(ibdev, sess->sync_buf,
+					   sess->sync_len, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, sess->sync_dma)) {
+		pr_warn_ratelimited("%s: no resync from server %pISpc: its buffer could not be mapped\n",
+				    sess->dev->name, &sess->peer);
+		sess->sync_dma = 0;
+	}
 	return 0;
 }
 
@@ -148,8 +171,12 @@ void rmem_sess_ext_unmap(struct rmem_sess *sess, struct ib_device *ibdev)
 	if (sess->ext_page_dma)
 		ib_dma_unmap_single(ibdev, sess->ext_page_dma, PAGE_SIZE,
 				    DMA_BIDIRECTIONAL);
+	if (sess->sync_dma)
+		ib_dma_unmap_single(ibdev, sess->sync_dma, sess->sync_len,
+				    DMA_BIDIRECTIONAL);
 	sess->ext_dma = 0;
 	sess->ext_page_dma = 0;
+	sess->sync_dma = 0;
 }
 
 /* rmem_sess_ext_op() under the session's ext_lock, the session ready. */

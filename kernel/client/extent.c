@@ -315,7 +315,8 @@ static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e)
 	/* pairs with the release in rmem_emap_publish() */
 	u32 st = smp_load_acquire(&m->state[e]);
 
-	return st == RMEM_EXTENT_PRESENT || st == RMEM_EXTENT_FREEING;
+	return st == RMEM_EXTENT_PRESENT || st == RMEM_EXTENT_FREEING ||
+	       st == RMEM_EXTENT_SYNCING;
 }
 
 /* Leg @i of @cmd goes to replica @k of @r on queue pair @qi. */
@@ -440,9 +441,13 @@ enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
 		    cmpxchg(&m->state[e], RMEM_EXTENT_FREEING,
 			    RMEM_EXTENT_PRESENT) == RMEM_EXTENT_FREEING)
 			st = RMEM_EXTENT_PRESENT;
-		/* a read may read what a discard left */
+		/*
+		 * A read may read what a discard left, and a syncing extent's
+		 * current replicas (no write changes them meanwhile).
+		 */
 		if (st != RMEM_EXTENT_PRESENT &&
-		    !(st == RMEM_EXTENT_FREEING && req_op(rq) == REQ_OP_READ))
+		    !((st == RMEM_EXTENT_FREEING || st == RMEM_EXTENT_SYNCING) &&
+		      req_op(rq) == REQ_OP_READ))
 			present = false;
 		if (st != RMEM_EXTENT_UNWRITTEN) {
 			unwritten = false;

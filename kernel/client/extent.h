@@ -83,7 +83,7 @@ bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
 			  unsigned int e);
 enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
 				       unsigned int *need);
-bool rmem_emap_busy(struct rmem_emap *m, unsigned int e);
+bool rmem_emap_busy(struct rmem_emap *m, unsigned int e, bool writes);
 struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried);
 int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
 		       struct rmem_sess *sess);

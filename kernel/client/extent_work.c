@@ -81,6 +81,7 @@ static bool rmem_emap_next(struct rmem_emap *m, unsigned int *e)
 struct rmem_emap_busy {
 	struct rmem_emap *m;
 	unsigned int e;
+	bool writes;
 	bool busy;
 };
 
@@ -95,6 +96,9 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
 		return true;
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
+		if (b->writes)
+			return true;
+		break;
 	case REQ_OP_WRITE:
 	case REQ_OP_WRITE_ZEROES:
 		break;
@@ -106,12 +110,13 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
 }
 
 /*
- * Whether a request issued before extent @e became giving is still in
- * flight on it: its memory may not go yet.
+ * Whether a request (with @writes, a write) issued before extent @e
+ * became giving (or syncing) is still in flight on it: its memory may
+ * not go yet (it may not be copied yet).
  */
-bool rmem_emap_busy(struct rmem_emap *m, unsigned int e)
+bool rmem_emap_busy(struct rmem_emap *m, unsigned int e, bool writes)
 {
-	struct rmem_emap_busy b = { .m = m, .e = e };
+	struct rmem_emap_busy b = { .m = m, .e = e, .writes = writes };
 
 	/*
 	 * The giving state is seen by every ->queue_rq() after this, or its
@@ -351,7 +356,7 @@ static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e,
 			 RMEM_DEV_STATE_DEAD;
 	/* every server that held it is gone: nothing to give back to */
 	if (!alive) {
-		if (rmem_emap_busy(m, e))
+		if (rmem_emap_busy(m, e, false))
 			return -EBUSY;
 		rmem_emap_given(m, e);
 		return 0;
@@ -364,7 +369,7 @@ static int rmem_emap_give_back(struct rmem_emap *m, unsigned int e,
 			smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
 			return 0;
 		}
-		if (rmem_emap_busy(m, e))
+		if (rmem_emap_busy(m, e, false))
 			return -EBUSY;
 	}
 	for (k = 0; k < rmem_rep_n(r); k++) {
@@ -573,8 +578,7 @@ void rmem_emap_work(struct work_struct *work)
 		 * none to give back, make a degraded extent whole.  An extent
 		 * being resynced goes first: its requests wait.
 		 */
-		if (m->sync_e != m->nr || take_later ||
-		    !rmem_emap_next(m, &e)) {
+		if (take_later || !rmem_emap_next(m, &e)) {
 			if (m->sync_e != m->nr ||
 			    !rmem_emap_next_freeing(m, &e)) {
 				ret = rmem_emap_resync(m);
@@ -583,8 +587,15 @@ void rmem_emap_work(struct work_struct *work)
 					break;
 				}
 				m->busy_tries = 0;
-				if (!ret)
-					continue;
+				/*
+				 * A bounded part at a time: other devices'
+				 * extent work shares the reclaim workqueue.
+				 */
+				if (!ret || ret == -EINPROGRESS) {
+					queue_delayed_work(rmem_extent_wq,
+							   &m->work, 0);
+					break;
+				}
 				/* what waited for an extent it let go goes */
 				rmem_emap_sweep(m, 0, BLK_STS_OK, false);
 				break;

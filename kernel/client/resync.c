@@ -10,16 +10,22 @@
  * server, and a target: a stale replica on a live server, brought current
  * in place; or, with fewer current replicas than the device keeps, memory
  * on another server, taken as for a new extent and recorded at once as a
- * stale replica (so nothing leaks if the copy stops).  It makes the
- * extent syncing (its requests wait on the map's list from then on),
- * waits until no request issued before is in flight on it, and copies
- * it window by window: an RDMA READ from the source into the device's
- * buffer, then an RDMA WRITE from there to the target, each on its
- * session's queue pair 0.  Then the target is current and the extent
- * present again; what waited goes.  No write is lost: none reaches the
- * extent while it syncs, and a stale replica takes no write.
+ * stale replica (so nothing leaks if the copy stops).  A stale replica
+ * on a server that is reconnecting is waited for, not replaced.  It
+ * makes the extent syncing (writes to it wait on the map's list from then
+ * on; reads go on, to its current replicas), waits until no write issued
+ * before is in flight on it, and copies it window by window: an RDMA READ
+ * from the source into the source session's buffer, then an RDMA WRITE
+ * from there to the target, each on its session's queue pair 0.  Then
+ * the target is current and the extent present again; what waited goes.
+ * No write is lost: none reaches the extent while it syncs, and a stale
+ * replica takes no write.  A READ given up (its session lost) may still
+ * land, but only in its own session's buffer, which serves no copy until
+ * that session's queue pairs were drained (its next connection).
  *
- * The copy yields to foreground I/O: after each window, if the device
+ * The copy yields: the worker copies 16 windows or a tenth of a second at
+ * most per run, then queues itself again (other devices' extent work
+ * shares the reclaim workqueue), and after each window, if the device
  * completed a request within the last second, it sleeps as long as the
  * window took, so that it takes half the time at most.
  *
@@ -59,10 +65,17 @@ static unsigned long rmem_resync_alive(struct rmem_dev *dev, u32 r)
 	return alive;
 }
 
+/* Whether @sess may be copied from: ready, its buffer mapped. */
+static bool rmem_resync_source_ok(struct rmem_sess *sess)
+{
+	return rmem_sess_ext_ready(sess) && READ_ONCE(sess->sync_dma);
+}
+
 /*
  * How an extent with replicas @r can be made whole now.  Return: false
- * if it is whole, or cannot be yet (no current replica on a live server,
- * or no target).
+ * if it is whole, or cannot be yet (no current replica on a live server
+ * to copy from; no target; a stale replica whose server is reconnecting,
+ * which is waited for rather than replaced).
  */
 static bool rmem_resync_plan(struct rmem_emap *m, u32 r,
 			     struct rmem_resync_plan *p)
@@ -70,12 +83,12 @@ static bool rmem_resync_plan(struct rmem_emap *m, u32 r,
 	struct rmem_dev *dev = m->dev;
 	unsigned long cur = rmem_rep_current(r), used = 0;
 	unsigned int n = rmem_rep_n(r), k;
-	bool src = false;
+	bool src = false, wait = false;
 
 	if (hweight_long(rmem_resync_alive(dev, r)) >= dev->cfg.replicas)
 		return false;
 	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS) {
-		if (rmem_sess_ext_ready(rmem_rep_sess_of(dev, r, k))) {
+		if (rmem_resync_source_ok(rmem_rep_sess_of(dev, r, k))) {
 			p->src = k;
 			src = true;
 			break;
@@ -88,13 +101,19 @@ static bool rmem_resync_plan(struct rmem_emap *m, u32 r,
 		struct rmem_sess *sess = rmem_rep_sess_of(dev, r, k);
 
 		used |= BIT(sess->index);
-		if (!(cur & BIT(k)) && rmem_sess_ext_ready(sess)) {
+		if (cur & BIT(k))
+			continue;
+		if (rmem_sess_ext_ready(sess)) {
 			p->dst = k;
 			p->tsess = sess;
 			p->fresh = false;
 			return true;
 		}
+		if (READ_ONCE(sess->state) != RMEM_DEV_STATE_DEAD)
+			wait = true;
 	}
+	if (wait)
+		return false;
 	/* memory on another server: a new replica, or a dead one's place */
 	p->dst = n;
 	if (n == RMEM_MAX_REPLICAS) {
@@ -146,42 +165,49 @@ static bool rmem_resync_foreground(struct rmem_dev *dev)
 }
 
 /*
- * Copy extent @e from replica @p->src to @p->dst, a window at a time.
- * Return: 0, or the error of the connection (*@bad is its session).
+ * Copy on from m->sync_pos: 16 windows, or a tenth of a second, at most.
+ * Return: 0 when the extent is copied, -EINPROGRESS if there is more, or
+ * the error of the connection (*@bad is its session).
  */
-static int rmem_resync_copy(struct rmem_emap *m, unsigned int e, u32 r,
-			    const struct rmem_resync_plan *p,
-			    struct rmem_sess **bad)
+static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 {
 	struct rmem_dev *dev = m->dev;
-	struct rmem_sess *s = rmem_rep_sess_of(dev, r, p->src), *t = p->tsess;
-	u64 pos = (u64)e << m->shift, end = pos + (1ULL << m->shift);
-	u64 win = min3((u64)dev->sync_len, s->chunk_size, t->chunk_size);
+	u32 r = m->sync_rep;
+	struct rmem_sess *s = rmem_rep_sess_of(dev, r, m->sync_src);
+	struct rmem_sess *t = rmem_rep_sess_of(dev, r, m->sync_dst);
+	u64 base = (u64)m->sync_e << m->shift, size = 1ULL << m->shift;
+	u64 win = min3((u64)s->sync_len, s->chunk_size, t->chunk_size);
+	unsigned long until = jiffies + HZ / 10;
+	unsigned int n;
 	int ret;
 
-	for (; pos < end; pos += win) {
+	for (n = 0; m->sync_pos < size; n++) {
+		u64 pos = base + m->sync_pos;
 		const struct rmem_remote_chunk *cs =
 			&s->chunks[pos >> s->chunk_shift];
 		const struct rmem_remote_chunk *ct =
 			&t->chunks[pos >> t->chunk_shift];
 		u64 t0 = ktime_get_ns(), us;
 
+		if (n == 16 || time_after(jiffies, until))
+			return -EINPROGRESS;
 		*bad = s;
 		ret = rmem_sess_ext_copy(s, false,
 					 cs->addr + (pos & (s->chunk_size - 1)),
-					 cs->rkey, dev->sync_dma, win);
+					 cs->rkey, s->sync_dma, win);
 		if (ret)
 			return ret;
 		*bad = t;
 		ret = rmem_sess_ext_copy(t, true,
 					 ct->addr + (pos & (t->chunk_size - 1)),
-					 ct->rkey, dev->sync_dma, win);
+					 ct->rkey, s->sync_dma, win);
 		if (ret)
 			return ret;
+		m->sync_pos += win;
 		if (!rmem_resync_foreground(dev))
 			continue;
 		us = min_t(u64, div_u64(ktime_get_ns() - t0, NSEC_PER_USEC),
-			   100 * USEC_PER_MSEC);
+			   50 * USEC_PER_MSEC);
 		usleep_range(us, us + us / 4 + 10);
 	}
 	return 0;
@@ -193,6 +219,17 @@ static void rmem_resync_event(struct rmem_emap *m)
 	rmem_nl_notify_dev(m->dev, RMEM_CMD_DEV_RESYNC_NTF, GFP_NOWAIT);
 }
 
+/* The run ends: none can be made whole now. */
+static void rmem_resync_end(struct rmem_emap *m)
+{
+	if (!m->resyncing)
+		return;
+	WRITE_ONCE(m->resyncing, false);
+	pr_info("%s: resync ended: %u extents made whole\n", m->dev->name,
+		m->resync_done);
+	rmem_resync_event(m);
+}
+
 /* The extent resynced (or not): present again, and what waited goes. */
 static void rmem_resync_unlock(struct rmem_emap *m, unsigned int e)
 {
@@ -201,58 +238,45 @@ static void rmem_resync_unlock(struct rmem_emap *m, unsigned int e)
 	smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
 }
 
-/**
- * rmem_emap_resync() - make one degraded extent whole
- * @m: the map of a device with replicas
- *
- * Context: the extent worker, with nothing to take or give back.
- *
- * Return: 0 if it did (or tried) one, and may go on; -ENOENT if none can
- * be made whole now; -EBUSY if requests issued before are still in
- * flight on the one it took (try again shortly); -ENOSPC if the target's
- * server had no room (until the next kick); or the error of a
- * connection, that session already failed.
+/*
+ * Start on a degraded extent: syncing, its target chosen (and, on a new
+ * server, given memory and recorded as a stale replica).  Return: 0, or
+ * -EBUSY (writes issued before are in flight: again shortly), -ENOENT
+ * (none can be made whole now), -EAGAIN (the target's server had no room
+ * or refused), or the error of a connection (*@bad).
  */
-int rmem_emap_resync(struct rmem_emap *m)
+static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 {
 	struct rmem_dev *dev = m->dev;
 	struct rmem_resync_plan p;
-	struct rmem_sess *bad;
 	unsigned int e = m->sync_e;
-	u32 r;
+	u32 r, old;
 	int ret;
 
-	if (dev->cfg.replicas == 1)
-		return -ENOENT;
 	if (e == m->nr) {
-		if (!rmem_resync_next(m, &e)) {
-			if (m->resyncing) {
-				m->resyncing = false;
-				pr_info("%s: resync done: %u of %u degraded extents made whole\n",
-					dev->name, m->resync_done,
-					m->resync_total);
-				rmem_resync_event(m);
-			}
+		if (!rmem_resync_next(m, &e))
 			return -ENOENT;
-		}
 		if (cmpxchg(&m->state[e], RMEM_EXTENT_PRESENT,
 			    RMEM_EXTENT_SYNCING) != RMEM_EXTENT_PRESENT)
 			return 0;
 		m->sync_e = e;
+		m->sync_pos = 0;
+		m->sync_rep = 0;
 		if (!m->resyncing) {
-			m->resyncing = true;
 			m->resync_total = max(rmem_emap_degraded(dev), 1U);
 			m->resync_done = 0;
 			m->resync_tenth = 0;
+			WRITE_ONCE(m->resyncing, true);
 			pr_info("%s: resync of %u degraded extents\n", dev->name,
 				m->resync_total);
 			rmem_resync_event(m);
 		}
 	}
-	/* requests issued before it turned syncing end first */
-	if (rmem_emap_busy(m, e))
+	/* writes issued before it turned syncing end first */
+	if (rmem_emap_busy(m, e, true))
 		return -EBUSY;
-	/* their completions may have marked replicas stale: look again */
+	/* their settling may have marked replicas stale: @rep after that */
+	smp_mb();
 	r = READ_ONCE(m->rep[e]);
 	if (!rmem_resync_plan(m, r, &p)) {
 		rmem_resync_unlock(m, e);
@@ -263,25 +287,89 @@ int rmem_emap_resync(struct rmem_emap *m)
 		if (ret) {
 			rmem_resync_unlock(m, e);
 			if (ret == -ENOSPC || ret == -EDQUOT)
-				return -ENOSPC;
-			if (ret == -EREMOTEIO || ret == -EPROTO)
-				return 0;
-			bad = p.tsess;
-			goto out_conn;
+				return -EAGAIN;
+			/* it may hold the slot: give it back, if it answers */
+			if (ret == -EREMOTEIO || ret == -EPROTO) {
+				rmem_sess_ext_op(p.tsess, RMEM_WIRE_EXTENT_FREE, e);
+				return -EAGAIN;
+			}
+			*bad = p.tsess;
+			return ret;
 		}
 		/* held from here: a stale replica until the copy ends */
+		old = r;
 		r = rmem_rep_set(r, p.dst, p.tsess->index, true);
-		WRITE_ONCE(m->rep[e], r);
+		if (cmpxchg(&m->rep[e], old, r) != old) {
+			/* (nothing marks a syncing extent: never) */
+			rmem_resync_unlock(m, e);
+			return 0;
+		}
 	}
-	ret = rmem_resync_copy(m, e, r, &p, &bad);
+	m->sync_rep = r;
+	m->sync_src = p.src;
+	m->sync_dst = p.dst;
+	m->sync_pos = 0;
+	return 0;
+}
+
+/**
+ * rmem_emap_resync() - copy on, a bounded part, to make degraded extents
+ *	whole
+ * @m: the map of a device with replicas
+ *
+ * Context: the extent worker, with nothing to take, or give back before
+ * the extent being resynced is done.
+ *
+ * Return: 0 if it made one whole (or let one go) and may go on at once;
+ * -EINPROGRESS if its copy goes on (queue the worker again); -EBUSY if
+ * writes issued before are still in flight on the one it took (again
+ * shortly); -ENOENT if none can be made whole now; -EAGAIN if a target's
+ * server had no room or refused (until the next kick); or the error of a
+ * connection, that session failed.
+ */
+int rmem_emap_resync(struct rmem_emap *m)
+{
+	struct rmem_dev *dev = m->dev;
+	struct rmem_sess *bad = NULL;
+	unsigned int e;
+	int ret;
+
+	if (dev->cfg.replicas == 1)
+		return -ENOENT;
+	if (m->sync_e == m->nr || !m->sync_rep) {
+		ret = rmem_resync_start(m, &bad);
+		if (ret == -ENOENT || ret == -EAGAIN)
+			rmem_resync_end(m);
+		if (ret)
+			goto out;
+		if (m->sync_e == m->nr)
+			return 0;
+	}
+	e = m->sync_e;
+	/* the plan still holds: its servers ready, its replicas unchanged */
+	if (READ_ONCE(m->rep[e]) != m->sync_rep ||
+	    !rmem_resync_source_ok(rmem_rep_sess_of(dev, m->sync_rep,
+						    m->sync_src)) ||
+	    !rmem_sess_ext_ready(rmem_rep_sess_of(dev, m->sync_rep,
+						  m->sync_dst))) {
+		rmem_resync_unlock(m, e);
+		return 0;
+	}
+	ret = rmem_resync_copy(m, &bad);
+	if (ret == -EINPROGRESS)
+		return ret;
 	if (!ret) {
-		WRITE_ONCE(m->rep[e],
-			   rmem_rep_set(r, p.dst, p.tsess->index, false));
-		m->resync_done++;
+		u32 r = rmem_rep_set(m->sync_rep, m->sync_dst,
+				     rmem_rep_sess(m->sync_rep, m->sync_dst),
+				     false);
+
+		/* (nothing marks a syncing extent: never fails) */
+		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep)
+			m->resync_done++;
 	}
 	rmem_resync_unlock(m, e);
 	if (ret)
-		goto out_conn;
+		goto out;
 	if (m->resync_tenth < 9 &&
 	    m->resync_done * 10 / m->resync_total > m->resync_tenth) {
 		m->resync_tenth = m->resync_done * 10 / m->resync_total;
@@ -289,10 +377,12 @@ int rmem_emap_resync(struct rmem_emap *m)
 	}
 	return 0;
 
-out_conn:
-	pr_warn("%s: resync of extent %u failed (server %pISpc): %d\n",
-		dev->name, e, &bad->peer, ret);
-	if (READ_ONCE(bad->state) == RMEM_DEV_STATE_LIVE)
-		rmem_sess_fail(bad);
+out:
+	if (bad) {
+		pr_warn("%s: resync failed (server %pISpc): %d\n", dev->name,
+			&bad->peer, ret);
+		if (READ_ONCE(bad->state) == RMEM_DEV_STATE_LIVE)
+			rmem_sess_fail(bad);
+	}
 	return ret;
 }
