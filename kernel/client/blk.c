@@ -203,10 +203,11 @@ static void rmem_req_settle(struct rmem_req *cmd)
 }
 
 /*
- * Every leg of @cmd ended: the request's status, its data unmapped, and
- * it completes.
+ * Every leg of @cmd ended, @last the last one: the request's status, its
+ * data unmapped, and it completes.  Counted on @last's queue, whose CQ
+ * context this is (a write's legs end in several).
  */
-static void rmem_req_end(struct rmem_req *cmd)
+static void rmem_req_end(struct rmem_req *cmd, struct rmem_leg *last)
 {
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct rmem_queue *queue = cmd->leg.queue;
@@ -227,7 +228,7 @@ static void rmem_req_end(struct rmem_req *cmd)
 	if (unlikely(cmd->hole_len) && !cmd->status)
 		rmem_emap_zero_hole(rq, cmd->hole_off, cmd->hole_len);
 	if (!cmd->status)
-		rmem_rq_account(queue, rq, lat_ns);
+		rmem_rq_account(last->queue, rq, lat_ns);
 	trace_rmem_rq_done(queue->dev->name, queue->index, rq, lat_ns,
 			   cmd->status);
 	if (queue->poll) {
@@ -269,7 +270,7 @@ void rmem_leg_end(struct rmem_leg *leg)
 		if (!atomic_dec_and_test(&cmd->pending))
 			return;
 	}
-	rmem_req_end(cmd);
+	rmem_req_end(cmd, leg);
 }
 
 static void rmem_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
