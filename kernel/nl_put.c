@@ -407,15 +407,18 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	     nla_put_u32(skb, RMEM_A_DEV_EXTENTS_DEGRADED,
 			 rmem_emap_degraded(dev))))
 		goto out_cancel;
-	if (dev->cfg.replicas > 1 &&
-	    (nla_put_u8(skb, RMEM_A_DEV_RESYNCING,
-			READ_ONCE(dev->emap->resyncing)) ||
-	     (READ_ONCE(dev->emap->resync_total) &&
-	      (nla_put_u32(skb, RMEM_A_DEV_RESYNC_DONE,
-			   READ_ONCE(dev->emap->resync_done)) ||
-	       nla_put_u32(skb, RMEM_A_DEV_RESYNC_TOTAL,
-			   READ_ONCE(dev->emap->resync_total))))))
-		goto out_cancel;
+	if (dev->cfg.replicas > 1) {
+		/* (the two may be of two runs: done is at most total) */
+		u32 total = READ_ONCE(dev->emap->resync_total);
+		u32 done = min(READ_ONCE(dev->emap->resync_done), total);
+
+		if (nla_put_u8(skb, RMEM_A_DEV_RESYNCING,
+			       READ_ONCE(dev->emap->resyncing)) ||
+		    (total &&
+		     (nla_put_u32(skb, RMEM_A_DEV_RESYNC_DONE, done) ||
+		      nla_put_u32(skb, RMEM_A_DEV_RESYNC_TOTAL, total))))
+			goto out_cancel;
+	}
 	for (i = 0; dev->nr_sess > 1 && i < dev->nr_sess; i++)
 		if (rmem_nl_put_peer(skb, dev, dev->sessions[i]))
 			goto out_cancel;

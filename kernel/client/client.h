@@ -269,6 +269,13 @@ struct rmem_remote_chunk {
  * @resync_done: extents it made whole since
  * @resync_tenth: the tenth of @resync_total last reported (progress)
  * @resyncing: a resync run is under way (its start was reported)
+ * @sync_strikes: refusals (1 each) and failed copies (4 each) since an
+ *	extent was last made whole; at RMEM_RESYNC_STRIKES the run holds
+ * @sync_hold_until: no resync before this time (jiffies), while it holds
+ * @sync_pend_e: an extent whose ALLOC on a resync target got no answer
+ *	(the server may hold the slot: FREE it there once it is ready), or
+ *	@nr
+ * @sync_pend_sess: that target's session index
  */
 struct rmem_emap {
 	struct rmem_dev *dev;
@@ -298,6 +305,10 @@ struct rmem_emap {
 	unsigned int resync_done;
 	unsigned int resync_tenth;
 	bool resyncing;
+	unsigned int sync_strikes;
+	unsigned long sync_hold_until;
+	unsigned int sync_pend_e;
+	unsigned int sync_pend_sess;
 };
 
 struct rmem_sess_ext;

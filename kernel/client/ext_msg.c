@@ -368,30 +368,46 @@ int rmem_sess_ext_read(struct rmem_sess *sess, unsigned int first,
 	return ret;
 }
 
-/* rmem_sess_ext_copy() under the session's ext_lock, the session ready. */
+/*
+ * rmem_sess_ext_copy() under the session's ext_lock, the session ready.  A
+ * READ is the data path's: unsignalled, then its last bytes again,
+ * signalled (rmem_build_read_tail()), so a READ that Soft-RoCE cuts short
+ * flushes the tail with an error instead of completing as a success with
+ * part of the window.
+ */
 static int __rmem_sess_ext_copy(struct rmem_sess *sess, bool write,
 				u64 remote, u32 rkey, u64 local, u32 len)
 {
-	struct ib_sge sge = {
-		.addr = local,
-		.length = len,
-		.lkey = sess->dev->pd->local_dma_lkey,
+	u32 tail = min_t(u32, len, RMEM_READ_TAIL);
+	struct ib_sge sge[2] = {
+		{ .addr = local, .length = len,
+		  .lkey = sess->dev->pd->local_dma_lkey },
+		{ .addr = local + len - tail, .length = tail,
+		  .lkey = sess->dev->pd->local_dma_lkey },
 	};
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_cqe = &sess->ext_cqe,
-			.sg_list = &sge,
-			.num_sge = 1,
-			.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-		.remote_addr = remote,
-		.rkey = rkey,
+	struct ib_rdma_wr wr[2] = {
+		{ .wr.wr_cqe = &sess->ext_cqe,
+		  .wr.sg_list = &sge[0],
+		  .wr.num_sge = 1,
+		  .wr.opcode = write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
+		  .wr.send_flags = write ? IB_SEND_SIGNALED : 0,
+		  .wr.next = write ? NULL : &wr[1].wr,
+		  .remote_addr = remote,
+		  .rkey = rkey },
+		{ .wr.wr_cqe = &sess->ext_cqe,
+		  .wr.sg_list = &sge[1],
+		  .wr.num_sge = 1,
+		  .wr.opcode = IB_WR_RDMA_READ,
+		  .wr.send_flags = IB_SEND_SIGNALED,
+		  .remote_addr = remote + len - tail,
+		  .rkey = rkey },
 	};
 
+	if (!local || !len)
+		return -EINVAL;
 	reinit_completion(&sess->ext_done);
 	WRITE_ONCE(sess->ext_status, IB_WC_SUCCESS);
-	if (ib_post_send(sess->queues[0].cm_id->qp, &wr.wr, NULL))
+	if (ib_post_send(sess->queues[0].cm_id->qp, &wr[0].wr, NULL))
 		return -ECONNRESET;
 	return rmem_ext_wait(sess, &sess->ext_done);
 }
@@ -402,15 +418,16 @@ static int __rmem_sess_ext_copy(struct rmem_sess *sess, bool write,
  * @write: RDMA WRITE (to the server) rather than READ (from it)
  * @remote: the server's address, within one of the session's chunks
  * @rkey: that chunk's key
- * @local: the DMA address of the device's resync buffer
+ * @local: the DMA address of the source session's resync buffer
  * @len: bytes, at most the buffer's and within the chunk
  *
- * Serialised with the session's control messages (one work request on
- * queue pair 0 at a time, within its reserve: rmem_ctl_wrs()).
+ * Serialised with the session's control messages (a WRITE is one work
+ * request on queue pair 0, a READ two, within its reserve:
+ * rmem_ctl_wrs()).
  *
  * Context: the extent worker, may sleep.
  *
- * Return: 0, or the wait's error (the connection).
+ * Return: 0, -EINVAL with no buffer, or the wait's error (the connection).
  */
 int rmem_sess_ext_copy(struct rmem_sess *sess, bool write, u64 remote,
 		       u32 rkey, u64 local, u32 len)

@@ -10,7 +10,7 @@
  * giving it back, nothing sent yet) or sent (FREE went out: the entries
  * may be gone, it is never present on them again), or, over several
  * servers, syncing (the worker copies a current replica into one that is
- * not: resync.c; its requests wait).  The data path reads
+ * not: resync.c; its writes wait).  The data path reads
  * it without locks: the entries are written first, the state is
  * published with release semantics and read with acquire.  A discard
  * makes a present extent freeing (rmem_emap_discard()), and a write to a
@@ -59,6 +59,7 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 	m->dev = dev;
 	m->pend_e = m->nr;
 	m->sync_e = m->nr;
+	m->sync_pend_e = m->nr;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->waiting);
 	INIT_DELAYED_WORK(&m->work, rmem_emap_work);

@@ -88,5 +88,7 @@ struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried);
 int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
 		       struct rmem_sess *sess);
 int rmem_emap_resync(struct rmem_emap *m);
+unsigned long rmem_emap_resync_hold(struct rmem_emap *m);
+void rmem_emap_resync_stop(struct rmem_emap *m);
 
 #endif /* _RMEM_EXTENT_H */

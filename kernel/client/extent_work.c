@@ -565,6 +565,7 @@ void rmem_emap_work(struct work_struct *work)
 		struct rmem_sess *sess;
 
 		if (state == RMEM_DEV_STATE_DEAD) {
+			rmem_emap_resync_stop(m);
 			rmem_emap_sweep(m, 0, BLK_STS_IOERR, true);
 			break;
 		}
@@ -596,6 +597,11 @@ void rmem_emap_work(struct work_struct *work)
 							   &m->work, 0);
 					break;
 				}
+				/* it holds: again when the hold is over */
+				if (ret == -EAGAIN)
+					queue_delayed_work(rmem_extent_wq,
+							   &m->work,
+							   rmem_emap_resync_hold(m));
 				/* what waited for an extent it let go goes */
 				rmem_emap_sweep(m, 0, BLK_STS_OK, false);
 				break;

@@ -32,11 +32,22 @@
  * Events on "events": RMEM_CMD_DEV_RESYNC_NTF when a run starts, at each
  * tenth of the extents it found degraded, and when it ends (no degraded
  * extent can be made whole now).
+ *
+ * A target whose server refuses (no room) is skipped for another extent;
+ * a failed copy fails the session it failed on (its queue pair is in
+ * error).  Refusals and failures since an extent was last made whole are
+ * counted (a failure counts 4): at RMEM_RESYNC_STRIKES the run holds for
+ * RMEM_RESYNC_HOLD, longer (up to 8 times) as they go on, until an extent
+ * is made whole; so a server that keeps failing the copy of one extent is
+ * not failed over and over, and full servers are not asked at each kick.
  */
 #include <linux/blk-mq.h>
 #include <linux/delay.h>
 #include "client.h"
 #include "extent.h"
+
+#define RMEM_RESYNC_STRIKES	8
+#define RMEM_RESYNC_HOLD	(10 * HZ)
 
 /* Where a degraded extent's copy comes from and goes to. */
 struct rmem_resync_plan {
@@ -194,17 +205,23 @@ static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 		*bad = s;
 		ret = rmem_sess_ext_copy(s, false,
 					 cs->addr + (pos & (s->chunk_size - 1)),
-					 cs->rkey, s->sync_dma, win);
+					 cs->rkey, READ_ONCE(s->sync_dma), win);
 		if (ret)
 			return ret;
 		*bad = t;
 		ret = rmem_sess_ext_copy(t, true,
 					 ct->addr + (pos & (t->chunk_size - 1)),
-					 ct->rkey, s->sync_dma, win);
+					 ct->rkey, READ_ONCE(s->sync_dma), win);
 		if (ret)
 			return ret;
 		m->sync_pos += win;
-		if (!rmem_resync_foreground(dev))
+		/*
+		 * Paced while the device has other work, not while requests
+		 * wait on the map (writes to this extent among them: they
+		 * wait for its whole copy); data_race: a hint, read unlocked
+		 */
+		if (data_race(!list_empty(&m->waiting)) ||
+		    !rmem_resync_foreground(dev))
 			continue;
 		us = min_t(u64, div_u64(ktime_get_ns() - t0, NSEC_PER_USEC),
 			   50 * USEC_PER_MSEC);
@@ -263,8 +280,9 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 		m->sync_pos = 0;
 		m->sync_rep = 0;
 		if (!m->resyncing) {
-			m->resync_total = max(rmem_emap_degraded(dev), 1U);
-			m->resync_done = 0;
+			WRITE_ONCE(m->resync_total,
+				   max(rmem_emap_degraded(dev), 1U));
+			WRITE_ONCE(m->resync_done, 0);
 			m->resync_tenth = 0;
 			WRITE_ONCE(m->resyncing, true);
 			pr_info("%s: resync of %u degraded extents\n", dev->name,
@@ -289,19 +307,24 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 			if (ret == -ENOSPC || ret == -EDQUOT)
 				return -EAGAIN;
 			/* it may hold the slot: give it back, if it answers */
-			if (ret == -EREMOTEIO || ret == -EPROTO) {
-				rmem_sess_ext_op(p.tsess, RMEM_WIRE_EXTENT_FREE, e);
+			if (ret == -EREMOTEIO || ret == -EPROTO)
+				ret = rmem_sess_ext_op(p.tsess,
+						       RMEM_WIRE_EXTENT_FREE, e);
+			if (!ret || ret == -EREMOTEIO)
 				return -EAGAIN;
-			}
+			/* no answer: FREE it there once it is ready */
+			m->sync_pend_e = e;
+			m->sync_pend_sess = p.tsess->index;
 			*bad = p.tsess;
 			return ret;
 		}
 		/* held from here: a stale replica until the copy ends */
 		old = r;
 		r = rmem_rep_set(r, p.dst, p.tsess->index, true);
-		if (cmpxchg(&m->rep[e], old, r) != old) {
+		if (WARN_ON_ONCE(cmpxchg(&m->rep[e], old, r) != old)) {
 			/* (nothing marks a syncing extent: never) */
 			rmem_resync_unlock(m, e);
+			rmem_sess_ext_op(p.tsess, RMEM_WIRE_EXTENT_FREE, e);
 			return 0;
 		}
 	}
@@ -312,6 +335,79 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 	return 0;
 }
 
+/*
+ * FREE on its server the slot of an extent whose ALLOC there got no
+ * answer, once that server is ready.  Return: 0 (done, nothing pending,
+ * or its server not ready yet: its dead server holds nothing, its
+ * reconnecting one is not placed on meanwhile), or the error of its
+ * connection (*@bad).
+ */
+static int rmem_resync_free_pending(struct rmem_emap *m,
+				    struct rmem_sess **bad)
+{
+	struct rmem_sess *sess;
+	int ret;
+
+	if (m->sync_pend_e == m->nr)
+		return 0;
+	sess = m->dev->sessions[m->sync_pend_sess];
+	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
+		m->sync_pend_e = m->nr;
+		return 0;
+	}
+	if (!rmem_sess_ext_ready(sess))
+		return 0;
+	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, m->sync_pend_e);
+	if (ret && ret != -EREMOTEIO) {
+		*bad = sess;
+		return ret;
+	}
+	m->sync_pend_e = m->nr;
+	return 0;
+}
+
+/* A refusal (1) or a failed copy (4): the run may hold.  Return: -EAGAIN
+ * if it holds, else 0.
+ */
+static int rmem_resync_strike(struct rmem_emap *m, unsigned int n)
+{
+	unsigned int holds;
+
+	m->sync_strikes += n;
+	if (m->sync_strikes < RMEM_RESYNC_STRIKES)
+		return 0;
+	holds = min(m->sync_strikes / RMEM_RESYNC_STRIKES - 1, 3U);
+	m->sync_hold_until = jiffies + (RMEM_RESYNC_HOLD << holds);
+	m->sync_strikes = min(m->sync_strikes, 4 * RMEM_RESYNC_STRIKES);
+	pr_info_ratelimited("%s: resync holds %u s: targets refused or copies failed\n",
+			    m->dev->name, (RMEM_RESYNC_HOLD << holds) / HZ);
+	return -EAGAIN;
+}
+
+/**
+ * rmem_emap_resync_hold() - how long a resync that holds waits still
+ * @m: the map
+ *
+ * Return: jiffies until it may go on (at least 1).
+ */
+unsigned long rmem_emap_resync_hold(struct rmem_emap *m)
+{
+	long left = (long)(m->sync_hold_until - jiffies);
+
+	return left > 0 ? left : 1;
+}
+
+/**
+ * rmem_emap_resync_stop() - end the run: the device is dead
+ * @m: the map
+ */
+void rmem_emap_resync_stop(struct rmem_emap *m)
+{
+	if (m->sync_e != m->nr)
+		rmem_resync_unlock(m, m->sync_e);
+	rmem_resync_end(m);
+}
+
 /**
  * rmem_emap_resync() - copy on, a bounded part, to make degraded extents
  *	whole
@@ -320,12 +416,12 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
  * Context: the extent worker, with nothing to take, or give back before
  * the extent being resynced is done.
  *
- * Return: 0 if it made one whole (or let one go) and may go on at once;
- * -EINPROGRESS if its copy goes on (queue the worker again); -EBUSY if
- * writes issued before are still in flight on the one it took (again
- * shortly); -ENOENT if none can be made whole now; -EAGAIN if a target's
- * server had no room or refused (until the next kick); or the error of a
- * connection, that session failed.
+ * Return: 0 if it made one whole (or let one go, or skipped one whose
+ * target refused) and may go on at once; -EINPROGRESS if its copy goes on
+ * (queue the worker again); -EBUSY if writes issued before are still in
+ * flight on the one it took (again shortly); -ENOENT if none can be made
+ * whole now; -EAGAIN if it holds (again after rmem_emap_resync_hold());
+ * or the error of a connection, that session failed.
  */
 int rmem_emap_resync(struct rmem_emap *m)
 {
@@ -336,10 +432,19 @@ int rmem_emap_resync(struct rmem_emap *m)
 
 	if (dev->cfg.replicas == 1)
 		return -ENOENT;
+	if (m->sync_e == m->nr && m->sync_strikes >= RMEM_RESYNC_STRIKES &&
+	    time_before(jiffies, m->sync_hold_until))
+		return -EAGAIN;
+	ret = rmem_resync_free_pending(m, &bad);
+	if (ret)
+		goto out;
 	if (m->sync_e == m->nr || !m->sync_rep) {
 		ret = rmem_resync_start(m, &bad);
-		if (ret == -ENOENT || ret == -EAGAIN)
+		if (ret == -ENOENT)
 			rmem_resync_end(m);
+		/* a target refused: another extent, unless the run holds */
+		if (ret == -EAGAIN)
+			return rmem_resync_strike(m, 1);
 		if (ret)
 			goto out;
 		if (m->sync_e == m->nr)
@@ -364,8 +469,13 @@ int rmem_emap_resync(struct rmem_emap *m)
 				     false);
 
 		/* (nothing marks a syncing extent: never fails) */
-		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep)
-			m->resync_done++;
+		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep) {
+			m->sync_strikes = 0;
+			/* an extent made whole, not a replica copied */
+			if (hweight_long(rmem_resync_alive(dev, r)) >=
+			    dev->cfg.replicas)
+				WRITE_ONCE(m->resync_done, m->resync_done + 1);
+		}
 	}
 	rmem_resync_unlock(m, e);
 	if (ret)
@@ -379,10 +489,11 @@ int rmem_emap_resync(struct rmem_emap *m)
 
 out:
 	if (bad) {
-		pr_warn("%s: resync failed (server %pISpc): %d\n", dev->name,
-			&bad->peer, ret);
+		pr_warn_ratelimited("%s: resync failed (server %pISpc): %d\n",
+				    dev->name, &bad->peer, ret);
 		if (READ_ONCE(bad->state) == RMEM_DEV_STATE_LIVE)
 			rmem_sess_fail(bad);
+		rmem_resync_strike(m, 4);
 	}
 	return ret;
 }
