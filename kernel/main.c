@@ -60,6 +60,11 @@ module_param_named(fault_reconnect_delay_ms, rmem_fault_reconnect_delay_ms,
 MODULE_PARM_DESC(fault_reconnect_delay_ms,
 		 "Testing only: a client's reconnect work starts this much later after a loss (at most 60 s, or until the device is dead or deleted), as if queued behind others (default: 0)");
 
+bool rmem_fault_resync_hold;
+module_param_named(fault_resync_hold, rmem_fault_resync_hold, bool, 0644);
+MODULE_PARM_DESC(fault_resync_hold,
+		 "Testing only: a client's resync starts no extent while this is set (looked at every 200 ms meanwhile) (default: off)");
+
 unsigned int rmem_fault_wire_version;
 module_param_named(fault_wire_version, rmem_fault_wire_version, uint, 0644);
 MODULE_PARM_DESC(fault_wire_version,

@@ -435,6 +435,10 @@ int rmem_emap_resync(struct rmem_emap *m)
 	if (m->sync_e == m->nr && m->sync_strikes >= RMEM_RESYNC_STRIKES &&
 	    time_before(jiffies, m->sync_hold_until))
 		return -EAGAIN;
+	if (m->sync_e == m->nr && READ_ONCE(rmem_fault_resync_hold)) {
+		m->sync_hold_until = jiffies + HZ / 5;
+		return -EAGAIN;
+	}
 	ret = rmem_resync_free_pending(m, &bad);
 	if (ret)
 		goto out;

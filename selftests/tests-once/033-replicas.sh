@@ -10,8 +10,10 @@
 #    complete with no error while it is cut (the cut server's replicas
 #    turn stale: failfast, not the loss timeout); the extents it held are
 #    degraded, and its stale replicas serve no read once it is back;
-#  - resync: the server back, its stale replicas are copied current
-#    (degraded drops to 0; "events" says start and end);
+#  - resync held (fault_resync_hold): the server back, its stale
+#    replicas serve no read; released while fio writes and verifies every
+#    extent in passes: they are copied current (degraded drops to 0 while
+#    fio still writes; "events" says start and end), fio sees no error;
 #  - a second server powered off while fio writes and verifies 16 new
 #    extents (crc32c): fio sees no error and does not wait for its loss
 #    timeout; once it is dead, every extent still reads back (none had
@@ -48,7 +50,9 @@ expect_eq "each server's use is what the device holds there (no two replicas on 
 check "the $N MiB read back" vm -t 120 "$H" \
 	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/a"
 
+P=/sys/module/rmem/parameters
 vm "$H" "($R monitor > /tmp/mon.txt 2>&1 &)"
+check "resync held (fault_resync_hold): stale replicas stay stale until released" vm "$H" "echo 1 > $P/fault_resync_hold"
 echo "# s2's link is cut: writes and reads go on"
 check "s2's link down" lab_link "$S2" off
 check "rewrite every extent while s2 is cut, no error, well within the loss timeout" vm -t 120 "$H" \
@@ -61,12 +65,24 @@ check "s2's link up" lab_link "$S2" on
 check "s2's session is live again" wait_states "live live live" 60
 check "s2's stale replicas serve no read: every extent reads the new data, three times over" vm -t 180 "$H" \
 	"for i in 1 2 3; do dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b || exit 1; done"
-check "resync: s2's replicas are current again, nothing degraded, within 60 s" vm -t 90 "$H" \
-	"for i in \$(seq 300); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])')\" = 0 ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+expect_eq "no resync while held: still $n2 degraded" "$n2" degraded
+
+echo "# resync while fio writes and verifies every extent"
+# fio passes (write the 24 MiB at random, verify all) one after another
+# until told to stop between passes; the resync is released once the
+# first pass writes, so its copies meet writes to the extents they copy
+vm "$H" "rm -f /tmp/fio.rc /tmp/fio.stop /tmp/fio.out; (n=0; rc=0; while [ ! -e /tmp/fio.stop ]; do fio --name=r --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --size=$((N))M --rw=randwrite --bsrange=4k-128k --verify=crc32c --verify_fatal=1 --do_verify=1 >> /tmp/fio.out 2>&1 || { rc=\$?; break; }; n=\$((n + 1)); done; echo \$rc \$n > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
+check "fio is writing (1 MiB written)" vm -t 60 "$H" \
+	"w0=\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"stats\"][\"write_bytes\"] >> 20)'); for i in \$(seq 200); do [ \$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"stats\"][\"write_bytes\"] >> 20)') -gt \$w0 ] && exit 0; sleep 0.2; done; exit 1"
+check "resync released" vm "$H" "echo 0 > $P/fault_resync_hold"
+check "resync: s2's replicas are current again, nothing degraded, within 90 s, fio still writing" vm -t 120 "$H" \
+	"for i in \$(seq 450); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])')\" = 0 ] && break; sleep 0.2; done; $R dev show rmem0 | grep -o 'degraded.*resync [a-z]* [0-9/]*'; [ ! -e /tmp/fio.rc ] && [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])')\" = 0 ]"
+check "fio stopped after its pass: no error, every pass verified" vm -t 240 "$H" \
+	"touch /tmp/fio.stop; while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=' /tmp/fio.out; read -r rc n < /tmp/fio.rc; echo \"# fio passes: \$n, exit status \$rc\"; [ \$rc = 0 ] && [ \$n -ge 1 ] && [ \$(grep -c 'READ: .*io=$((N)).0MiB' /tmp/fio.out) = \$n ] && ! grep -qE 'err= *[1-9]|verify.*(bad|fail)' /tmp/fio.out"
 check "events: the resync started and ended" vm -t 30 "$H" \
 	"for i in \$(seq 50); do grep -q 'resync idle' /tmp/mon.txt && break; sleep 0.2; done; grep -E 'resync (running 0/|idle)' /tmp/mon.txt | sed 's/^/# event: /'; grep -q 'resync running 0/' /tmp/mon.txt && grep -q 'resync idle' /tmp/mon.txt"
-check "every extent reads the new data" vm -t 120 "$H" \
-	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b"
+check "what fio wrote last reads back the same three times" vm -t 180 "$H" \
+	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none of=/tmp/b && for i in 1 2 3; do dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b || exit 1; done"
 
 echo "# s3 is powered off while fio writes and verifies"
 # writes at 1 MiB/s: the 16 MiB take 16 s, s3 goes about 2 s in, so most
