@@ -269,13 +269,10 @@ struct rmem_remote_chunk {
  * @resync_done: extents it made whole since
  * @resync_tenth: the tenth of @resync_total last reported (progress)
  * @resyncing: a resync run is under way (its start was reported)
- * @sync_strikes: refusals (1 each) and failed copies (4 each) since an
- *	extent was last made whole; at RMEM_RESYNC_STRIKES the run holds
- * @sync_hold_until: no resync before this time (jiffies), while it holds
- * @sync_pend_e: an extent whose ALLOC on a resync target got no answer
- *	(the server may hold the slot: FREE it there once it is ready), or
- *	@nr
- * @sync_pend_sess: that target's session index
+ * @sync_strikes: refusals (1 each) and connection errors (4 each) since
+ *	an extent was last made whole; at RMEM_RESYNC_STRIKES the run holds
+ * @sync_holding: the run holds until @sync_hold_until (jiffies)
+ * @sync_hold_until: see @sync_holding
  */
 struct rmem_emap {
 	struct rmem_dev *dev;
@@ -306,9 +303,8 @@ struct rmem_emap {
 	unsigned int resync_tenth;
 	bool resyncing;
 	unsigned int sync_strikes;
+	bool sync_holding;
 	unsigned long sync_hold_until;
-	unsigned int sync_pend_e;
-	unsigned int sync_pend_sess;
 };
 
 struct rmem_sess_ext;
@@ -381,6 +377,9 @@ struct rmem_sess_ext;
  *	found contiguous)
  * @sync_dma: its DMA address, 0 if it could not be mapped (no resync
  *	from this server)
+ * @sync_pend_e: an extent whose ALLOC or FREE for a resync here got no
+ *	answer (this server may hold its slot: FREE it once the session is
+ *	ready, unless an ALLOC of it here succeeded since), or UINT_MAX
  * @ext_cqe: completion of the answer's receive and the table reads
  * @ext_send_cqe: completion of the control message's send
  * @ext_done: signalled by @ext_cqe
@@ -461,6 +460,7 @@ struct rmem_sess {
 	void *sync_buf;
 	unsigned int sync_len;
 	u64 sync_dma;
+	unsigned int sync_pend_e;
 	struct ib_cqe ext_cqe;
 	struct ib_cqe ext_send_cqe;
 	struct completion ext_done;

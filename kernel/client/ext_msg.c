@@ -92,6 +92,7 @@ int rmem_sess_ext_init(struct rmem_sess *sess)
 {
 	unsigned int len;
 
+	sess->sync_pend_e = UINT_MAX;
 	sess->ext = kzalloc(sizeof(*sess->ext), GFP_KERNEL);
 	sess->ext_page = (void *)__get_free_page(GFP_KERNEL);
 	if (!sess->ext || !sess->ext_page)

@@ -59,7 +59,6 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 	m->dev = dev;
 	m->pend_e = m->nr;
 	m->sync_e = m->nr;
-	m->sync_pend_e = m->nr;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->waiting);
 	INIT_DELAYED_WORK(&m->work, rmem_emap_work);

@@ -204,6 +204,9 @@ int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
 	if (READ_ONCE(sess->ext_fenced))
 		return -ECONNRESET;
 	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_ALLOC, e);
+	/* its slot there is the extent's again: no FREE of it pending */
+	if (!ret && sess->sync_pend_e == e)
+		sess->sync_pend_e = UINT_MAX;
 	if (!ret)
 		ret = rmem_sess_ext_read(sess, e * per, per);
 	return ret;

@@ -31,15 +31,18 @@
  *
  * Events on "events": RMEM_CMD_DEV_RESYNC_NTF when a run starts, at each
  * tenth of the extents it found degraded, and when it ends (no degraded
- * extent can be made whole now).
+ * extent can be made whole now, or the device is dead; a run that holds
+ * goes on).
  *
  * A target whose server refuses (no room) is skipped for another extent;
- * a failed copy fails the session it failed on (its queue pair is in
- * error).  Refusals and failures since an extent was last made whole are
- * counted (a failure counts 4): at RMEM_RESYNC_STRIKES the run holds for
- * RMEM_RESYNC_HOLD, longer (up to 8 times) as they go on, until an extent
- * is made whole; so a server that keeps failing the copy of one extent is
- * not failed over and over, and full servers are not asked at each kick.
+ * a failed copy or control message fails the session it failed on (its
+ * queue pair is in error, or may hold a slot: one whose ALLOC or FREE got
+ * no answer is freed there once it is ready).  Refusals and connection
+ * errors since an extent was last made whole are counted (an error counts
+ * 4): at RMEM_RESYNC_STRIKES the run holds for RMEM_RESYNC_HOLD, longer
+ * (up to 8 times) as they go on, until an extent is made whole; so a
+ * server that keeps failing the copy of one extent is failed once a hold
+ * at most, and full servers are not asked at each kick.
  */
 #include <linux/blk-mq.h>
 #include <linux/delay.h>
@@ -189,8 +192,13 @@ static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 	u64 base = (u64)m->sync_e << m->shift, size = 1ULL << m->shift;
 	u64 win = min3((u64)s->sync_len, s->chunk_size, t->chunk_size);
 	unsigned long until = jiffies + HZ / 10;
+	u64 local = READ_ONCE(s->sync_dma);
 	unsigned int n;
 	int ret;
+
+	/* (checked when the plan was made: it stays mapped while live) */
+	if (!local)
+		return -ENODEV;
 
 	for (n = 0; m->sync_pos < size; n++) {
 		u64 pos = base + m->sync_pos;
@@ -205,13 +213,13 @@ static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 		*bad = s;
 		ret = rmem_sess_ext_copy(s, false,
 					 cs->addr + (pos & (s->chunk_size - 1)),
-					 cs->rkey, READ_ONCE(s->sync_dma), win);
+					 cs->rkey, local, win);
 		if (ret)
 			return ret;
 		*bad = t;
 		ret = rmem_sess_ext_copy(t, true,
 					 ct->addr + (pos & (t->chunk_size - 1)),
-					 ct->rkey, READ_ONCE(s->sync_dma), win);
+					 ct->rkey, local, win);
 		if (ret)
 			return ret;
 		m->sync_pos += win;
@@ -313,8 +321,7 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 			if (!ret || ret == -EREMOTEIO)
 				return -EAGAIN;
 			/* no answer: FREE it there once it is ready */
-			m->sync_pend_e = e;
-			m->sync_pend_sess = p.tsess->index;
+			p.tsess->sync_pend_e = e;
 			*bad = p.tsess;
 			return ret;
 		}
@@ -324,8 +331,13 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 		if (WARN_ON_ONCE(cmpxchg(&m->rep[e], old, r) != old)) {
 			/* (nothing marks a syncing extent: never) */
 			rmem_resync_unlock(m, e);
-			rmem_sess_ext_op(p.tsess, RMEM_WIRE_EXTENT_FREE, e);
-			return 0;
+			ret = rmem_sess_ext_op(p.tsess, RMEM_WIRE_EXTENT_FREE,
+					       e);
+			if (!ret || ret == -EREMOTEIO)
+				return 0;
+			p.tsess->sync_pend_e = e;
+			*bad = p.tsess;
+			return ret;
 		}
 	}
 	m->sync_rep = r;
@@ -336,38 +348,57 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 }
 
 /*
- * FREE on its server the slot of an extent whose ALLOC there got no
- * answer, once that server is ready.  Return: 0 (done, nothing pending,
- * or its server not ready yet: its dead server holds nothing, its
- * reconnecting one is not placed on meanwhile), or the error of its
+ * FREE the slots of extents whose ALLOC or FREE for a resync got no
+ * answer, on their servers that are ready (a dead server holds nothing;
+ * one that is reconnecting is not placed on meanwhile), unless the
+ * extent holds a replica there by now (an ALLOC of it there since drops
+ * the FREE: rmem_emap_alloc_on()).  Return: 0, or the error of a
  * connection (*@bad).
  */
 static int rmem_resync_free_pending(struct rmem_emap *m,
 				    struct rmem_sess **bad)
 {
-	struct rmem_sess *sess;
+	struct rmem_dev *dev = m->dev;
+	unsigned int i, k, e;
 	int ret;
 
-	if (m->sync_pend_e == m->nr)
-		return 0;
-	sess = m->dev->sessions[m->sync_pend_sess];
-	if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
-		m->sync_pend_e = m->nr;
-		return 0;
+	for (i = 0; i < dev->nr_sess; i++) {
+		struct rmem_sess *sess = dev->sessions[i];
+		u32 r;
+
+		e = sess->sync_pend_e;
+		if (e == UINT_MAX)
+			continue;
+		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
+			sess->sync_pend_e = UINT_MAX;
+			continue;
+		}
+		if (!rmem_sess_ext_ready(sess))
+			continue;
+		/* pairs with the release in rmem_emap_publish(): @rep next */
+		if (smp_load_acquire(&m->state[e]) != RMEM_EXTENT_UNWRITTEN) {
+			r = READ_ONCE(m->rep[e]);
+			for (k = 0; k < rmem_rep_n(r); k++)
+				if (rmem_rep_sess(r, k) == sess->index)
+					break;
+			if (k < rmem_rep_n(r)) {
+				sess->sync_pend_e = UINT_MAX;
+				continue;
+			}
+		}
+		ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
+		if (ret && ret != -EREMOTEIO) {
+			*bad = sess;
+			return ret;
+		}
+		sess->sync_pend_e = UINT_MAX;
 	}
-	if (!rmem_sess_ext_ready(sess))
-		return 0;
-	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, m->sync_pend_e);
-	if (ret && ret != -EREMOTEIO) {
-		*bad = sess;
-		return ret;
-	}
-	m->sync_pend_e = m->nr;
 	return 0;
 }
 
-/* A refusal (1) or a failed copy (4): the run may hold.  Return: -EAGAIN
- * if it holds, else 0.
+/*
+ * A refusal (1) or a connection error (4): the run may hold.  Return:
+ * -EAGAIN if it holds, else 0.
  */
 static int rmem_resync_strike(struct rmem_emap *m, unsigned int n)
 {
@@ -378,6 +409,7 @@ static int rmem_resync_strike(struct rmem_emap *m, unsigned int n)
 		return 0;
 	holds = min(m->sync_strikes / RMEM_RESYNC_STRIKES - 1, 3U);
 	m->sync_hold_until = jiffies + (RMEM_RESYNC_HOLD << holds);
+	m->sync_holding = true;
 	m->sync_strikes = min(m->sync_strikes, 4 * RMEM_RESYNC_STRIKES);
 	pr_info_ratelimited("%s: resync holds %u s: targets refused or copies failed\n",
 			    m->dev->name, (RMEM_RESYNC_HOLD << holds) / HZ);
@@ -432,16 +464,21 @@ int rmem_emap_resync(struct rmem_emap *m)
 
 	if (dev->cfg.replicas == 1)
 		return -ENOENT;
-	if (m->sync_e == m->nr && m->sync_strikes >= RMEM_RESYNC_STRIKES &&
-	    time_before(jiffies, m->sync_hold_until))
-		return -EAGAIN;
-	if (m->sync_e == m->nr && READ_ONCE(rmem_fault_resync_hold)) {
-		m->sync_hold_until = jiffies + HZ / 5;
-		return -EAGAIN;
+	if (m->sync_e == m->nr) {
+		if (m->sync_holding) {
+			if (time_before(jiffies, m->sync_hold_until))
+				return -EAGAIN;
+			m->sync_holding = false;
+		}
+		if (READ_ONCE(rmem_fault_resync_hold)) {
+			m->sync_hold_until = jiffies + HZ / 5;
+			m->sync_holding = true;
+			return -EAGAIN;
+		}
+		ret = rmem_resync_free_pending(m, &bad);
+		if (ret)
+			goto out;
 	}
-	ret = rmem_resync_free_pending(m, &bad);
-	if (ret)
-		goto out;
 	if (m->sync_e == m->nr || !m->sync_rep) {
 		ret = rmem_resync_start(m, &bad);
 		if (ret == -ENOENT)
@@ -473,12 +510,12 @@ int rmem_emap_resync(struct rmem_emap *m)
 				     false);
 
 		/* (nothing marks a syncing extent: never fails) */
-		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep) {
+		/* an extent made whole, not a replica copied */
+		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep &&
+		    hweight_long(rmem_resync_alive(dev, r)) >=
+		    dev->cfg.replicas) {
 			m->sync_strikes = 0;
-			/* an extent made whole, not a replica copied */
-			if (hweight_long(rmem_resync_alive(dev, r)) >=
-			    dev->cfg.replicas)
-				WRITE_ONCE(m->resync_done, m->resync_done + 1);
+			WRITE_ONCE(m->resync_done, m->resync_done + 1);
 		}
 	}
 	rmem_resync_unlock(m, e);
