@@ -71,6 +71,7 @@ expect_eq()
 	else
 		echo "# FAIL: $desc: want '$want', got '$got'"
 		LAB_FAILS=$((LAB_FAILS + 1))
+		lab_died_stop
 	fi
 }
 
@@ -83,9 +84,11 @@ expect_err()
 	if echo "$out" | grep -q '^rc=0$'; then
 		echo "# FAIL: $desc: succeeded: $out"
 		LAB_FAILS=$((LAB_FAILS + 1))
+		lab_died_stop
 	elif ! echo "$out" | grep -Eq "$pat"; then
 		echo "# FAIL: $desc: message does not match '$pat': $out"
 		LAB_FAILS=$((LAB_FAILS + 1))
+		lab_died_stop
 	else
 		echo "# ok: $desc: $(echo "$out" | grep -v '^rc=' | head -n 1)"
 	fi

@@ -573,6 +573,7 @@ check()
 		last=${last#\# }
 		echo "# FAIL: $desc${last:+ (last output: $last)}"
 		LAB_FAILS=$((LAB_FAILS + 1))
+		lab_died_stop
 	fi
 	rm -f "$out"
 }
@@ -589,12 +590,38 @@ check_fail()
 	if [ $rc -eq 0 ]; then
 		echo "# FAIL: $desc (unexpected success)"
 		LAB_FAILS=$((LAB_FAILS + 1))
+		lab_died_stop
 	elif [ "$LAB_UNFINISHED" = 1 ]; then
 		echo "# FAIL: $desc (did not finish: hung, or the VM is gone)"
 		LAB_FAILS=$((LAB_FAILS + 1))
+		lab_died_stop
 	else
 		echo "# ok: $desc"
 	fi
+}
+
+# lab_died_stop: after a failed check, stop the test if a VM's QEMU
+# exited though nothing powered it off (a guest panic: panic=1 with
+# -no-reboot).  What follows would only fail too, waiting out its
+# timeouts: 033 once ran into its 900 s limit that way (a server VM died
+# of an emulator fault), and the limit's kill left no teardown to report
+# the fault run.sh reruns a test for.  The EXIT trap's teardown checks the
+# logs (and says EMULATOR FAULT if QEMU corrupted the VM).
+lab_died_stop()
+{
+	local name pid
+
+	for name in "${!LAB_PID[@]}"; do
+		pid=${LAB_PID[$name]}
+		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null || continue
+		lab_log "$name: its QEMU exited, and nothing powered it off: the test stops here"
+		if [ ! -e "$LAB_RUN/$name/gone" ]; then
+			: > "$LAB_RUN/$name/gone"
+			lab_log "$name: its console ended with:"
+			tail -n 40 "$LAB_RUN/$name/console.log" 2>/dev/null | sed 's/^/# | /'
+		fi
+		exit 1
+	done
 }
 
 # lab_gone VM: VM's QEMU has exited (lab_poweroff forgets its pid).
