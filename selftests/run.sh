@@ -114,7 +114,8 @@ run_group()
 			dt=$((SECONDS - t0))
 			echo "${ind}# $name: exit status $rc after ${dt}s"
 			case $rc in 0 | 4) break ;; esac
-			emu_scan "$runs0" | tee -a "$out" | sed "s/^/$ind/"
+			grep -q "EMULATOR FAULT" "$out" ||
+				emu_scan "$runs0" | tee -a "$out" | sed "s/^/$ind/"
 			if [ $try -gt $EMU_RERUNS ] ||
 			   ! grep -q "EMULATOR FAULT" "$out"; then
 				break
