@@ -135,6 +135,27 @@ three_servers_start()
 # separated
 peers() { json "$H" "' '.join(str(p.get('$1')) for p in j[0]['peers'])" dev show rmem0; }
 
+# server_used VM: the bytes the (first) server in VM uses
+server_used() { json "$1" "j[0]['used']" server show; }
+
+# fio_passes ARGS...: a guest command that starts fio passes over
+# /dev/rmem0 in the background, one after another (each writes as ARGS
+# say, --size among them, then verifies all it wrote) until fio_passes_end
+# stops them between passes.  A SIGINT to a fio that verifies with a
+# backlog once made it abort (signal 6, CI of stop 42): no SIGINT here.
+fio_passes()
+{
+	echo "rm -f /tmp/fio.rc /tmp/fio.stop /tmp/fio.out; (n=0; rc=0; while [ ! -e /tmp/fio.stop ]; do fio --name=p --filename=/dev/rmem0 --direct=1 --ioengine=libaio $* --verify=crc32c --verify_fatal=1 --do_verify=1 >> /tmp/fio.out 2>&1 || { rc=\$?; break; }; n=\$((n + 1)); done; echo \$rc \$n > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
+}
+
+# fio_passes_end MIB: a guest command that stops fio_passes after the pass
+# under way and succeeds if none failed, at least one ran, and each read
+# back (verified) its MIB MiB
+fio_passes_end()
+{
+	echo "touch /tmp/fio.stop; while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=' /tmp/fio.out; read -r rc n < /tmp/fio.rc; echo \"# fio passes: \$n, exit status \$rc\"; [ \$rc = 0 ] && [ \$n -ge 1 ] && [ \$(grep -c 'READ: .*io=$1.0MiB' /tmp/fio.out) = \$n ] && ! grep -qE 'err= *[1-9]|verify.*(bad|fail)' /tmp/fio.out"
+}
+
 # wait_states WANT SECONDS: until the states of rmem0's servers (in $H)
 # are WANT, space separated
 wait_states()

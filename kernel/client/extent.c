@@ -140,6 +140,27 @@ unsigned int rmem_emap_held_by(const struct rmem_dev *dev,
 }
 
 /**
+ * rmem_emap_alive() - the replicas of an extent that count towards its
+ *	redundancy
+ * @dev: a thin device
+ * @r: the extent's replica word
+ *
+ * Return: the current replicas of @r (not stale) whose server's session
+ * is not dead, as a mask.
+ */
+unsigned long rmem_emap_alive(const struct rmem_dev *dev, u32 r)
+{
+	unsigned long cur = rmem_rep_current(r), alive = 0;
+	unsigned int k;
+
+	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS)
+		if (READ_ONCE(dev->sessions[rmem_rep_sess(r, k)]->state) !=
+		    RMEM_DEV_STATE_DEAD)
+			alive |= BIT(k);
+	return alive;
+}
+
+/**
  * rmem_emap_degraded() - extents with fewer current replicas than the
  *	device keeps
  * @dev: a thin device
@@ -155,19 +176,11 @@ unsigned int rmem_emap_degraded(const struct rmem_dev *dev)
 	unsigned int e, n = 0;
 
 	for (e = 0; e < m->nr; e++) {
-		unsigned int k, live = 0;
-		unsigned long cur;
-		u32 r;
-
 		/* pairs with the release in rmem_emap_publish(): @rep next */
 		if (!rmem_emap_has_memory(smp_load_acquire(&m->state[e])))
 			continue;
-		r = READ_ONCE(m->rep[e]);
-		cur = rmem_rep_current(r);
-		for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS)
-			live += READ_ONCE(dev->sessions[rmem_rep_sess(r, k)]->state) !=
-				RMEM_DEV_STATE_DEAD;
-		n += live < dev->cfg.replicas;
+		n += hweight_long(rmem_emap_alive(dev, READ_ONCE(m->rep[e]))) <
+		     dev->cfg.replicas;
 	}
 	return n;
 }

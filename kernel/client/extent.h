@@ -87,6 +87,7 @@ bool rmem_emap_busy(struct rmem_emap *m, unsigned int e, bool writes);
 struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried);
 int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
 		       struct rmem_sess *sess);
+unsigned long rmem_emap_alive(const struct rmem_dev *dev, u32 r);
 int rmem_emap_resync(struct rmem_emap *m);
 unsigned long rmem_emap_resync_hold(struct rmem_emap *m);
 void rmem_emap_resync_stop(struct rmem_emap *m);

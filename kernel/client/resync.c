@@ -66,19 +66,6 @@ static struct rmem_sess *rmem_rep_sess_of(struct rmem_dev *dev, u32 r,
 	return dev->sessions[rmem_rep_sess(r, k)];
 }
 
-/* The current replicas of @r whose servers are not dead, as a mask. */
-static unsigned long rmem_resync_alive(struct rmem_dev *dev, u32 r)
-{
-	unsigned long cur = rmem_rep_current(r), alive = 0;
-	unsigned int k;
-
-	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS)
-		if (READ_ONCE(rmem_rep_sess_of(dev, r, k)->state) !=
-		    RMEM_DEV_STATE_DEAD)
-			alive |= BIT(k);
-	return alive;
-}
-
 /* Whether @sess may be copied from: ready, its buffer mapped. */
 static bool rmem_resync_source_ok(struct rmem_sess *sess)
 {
@@ -99,7 +86,7 @@ static bool rmem_resync_plan(struct rmem_emap *m, u32 r,
 	unsigned int n = rmem_rep_n(r), k;
 	bool src = false, wait = false;
 
-	if (hweight_long(rmem_resync_alive(dev, r)) >= dev->cfg.replicas)
+	if (hweight_long(rmem_emap_alive(dev, r)) >= dev->cfg.replicas)
 		return false;
 	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS) {
 		if (rmem_resync_source_ok(rmem_rep_sess_of(dev, r, k))) {
@@ -512,7 +499,7 @@ int rmem_emap_resync(struct rmem_emap *m)
 		/* (nothing marks a syncing extent: never fails) */
 		/* an extent made whole, not a replica copied */
 		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep &&
-		    hweight_long(rmem_resync_alive(dev, r)) >=
+		    hweight_long(rmem_emap_alive(dev, r)) >=
 		    dev->cfg.replicas) {
 			m->sync_strikes = 0;
 			WRITE_ONCE(m->resync_done, m->resync_done + 1);

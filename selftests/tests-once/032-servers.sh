@@ -26,8 +26,6 @@ M=$((1 << 20))
 N=24
 three_servers_start || exit 1
 
-# used VM: the bytes its server uses
-used() { json "$1" "j[0]['used']" server show; }
 # readers FIRST LAST: start one background 1 MiB read per extent; each
 # leaves /tmp/r.E.done (ok or fail) and its data in /tmp/r.E
 readers()
@@ -52,7 +50,7 @@ read -r n1 n2 n3 <<< "$(peers extents_held)"
 echo "# extents held: $n1 on s1, $n2 on s2, $n3 on s3"
 expect_eq "$N extents held in all" "$N" eval 'echo $((n1 + n2 + n3))'
 expect_eq "each server's use is what the device holds there" \
-	"$((n1 * M)) $((n2 * M)) $((n3 * M))" eval 'echo "$(used $S1) $(used $S2) $(used $S3)"'
+	"$((n1 * M)) $((n2 * M)) $((n3 * M))" eval 'echo "$(server_used $S1) $(server_used $S2) $(server_used $S3)"'
 check "s2 holds some extents (else the next step shows nothing)" test "$n2" -ge 1
 
 echo "# s2's link is cut"

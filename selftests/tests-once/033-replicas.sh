@@ -28,7 +28,6 @@ M=$((1 << 20))
 N=24
 three_servers_start || exit 1
 
-used() { json "$1" "j[0]['used']" server show; }
 degraded() { json "$H" "j[0]['extents_degraded']" dev show rmem0; }
 
 expect_err "more replicas than servers are refused" \
@@ -46,7 +45,7 @@ read -r n1 n2 n3 <<< "$(peers extents_held)"
 echo "# replicas held: $n1 on s1, $n2 on s2, $n3 on s3"
 expect_eq "two replicas of each extent: $((2 * N)) held in all" "$((2 * N))" eval 'echo $((n1 + n2 + n3))'
 expect_eq "each server's use is what the device holds there (no two replicas on one server)" \
-	"$((n1 * M)) $((n2 * M)) $((n3 * M))" eval 'echo "$(used $S1) $(used $S2) $(used $S3)"'
+	"$((n1 * M)) $((n2 * M)) $((n3 * M))" eval 'echo "$(server_used $S1) $(server_used $S2) $(server_used $S3)"'
 check "the $N MiB read back" vm -t 120 "$H" \
 	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/a"
 
@@ -71,14 +70,14 @@ echo "# resync while fio writes and verifies every extent"
 # fio passes (write the 24 MiB at random, verify all) one after another
 # until told to stop between passes; the resync is released once the
 # first pass writes, so its copies meet writes to the extents they copy
-vm "$H" "rm -f /tmp/fio.rc /tmp/fio.stop /tmp/fio.out; (n=0; rc=0; while [ ! -e /tmp/fio.stop ]; do fio --name=r --filename=/dev/rmem0 --direct=1 --ioengine=libaio --iodepth=8 --size=$((N))M --rw=randwrite --bsrange=4k-128k --verify=crc32c --verify_fatal=1 --do_verify=1 >> /tmp/fio.out 2>&1 || { rc=\$?; break; }; n=\$((n + 1)); done; echo \$rc \$n > /tmp/fio.rc.new; mv /tmp/fio.rc.new /tmp/fio.rc) > /dev/null 2>&1 &"
+vm "$H" "$(fio_passes --iodepth=8 --size=${N}M --rw=randwrite --bsrange=4k-128k)"
 check "fio is writing (1 MiB written)" vm -t 60 "$H" \
 	"w0=\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"stats\"][\"write_bytes\"] >> 20)'); for i in \$(seq 200); do [ \$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"stats\"][\"write_bytes\"] >> 20)') -gt \$w0 ] && exit 0; sleep 0.2; done; exit 1"
 check "resync released" vm "$H" "echo 0 > $P/fault_resync_hold"
 check "resync: s2's replicas are current again, nothing degraded, within 90 s, fio still writing" vm -t 120 "$H" \
 	"for i in \$(seq 450); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])')\" = 0 ] && break; sleep 0.2; done; $R dev show rmem0 | grep -o 'degraded.*resync [a-z]* [0-9/]*'; [ ! -e /tmp/fio.rc ] && [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])')\" = 0 ]"
 check "fio stopped after its pass: no error, every pass verified" vm -t 240 "$H" \
-	"touch /tmp/fio.stop; while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=' /tmp/fio.out; read -r rc n < /tmp/fio.rc; echo \"# fio passes: \$n, exit status \$rc\"; [ \$rc = 0 ] && [ \$n -ge 1 ] && [ \$(grep -c 'READ: .*io=$((N)).0MiB' /tmp/fio.out) = \$n ] && ! grep -qE 'err= *[1-9]|verify.*(bad|fail)' /tmp/fio.out"
+	"$(fio_passes_end $N)"
 check "events: the resync started and ended" vm -t 30 "$H" \
 	"for i in \$(seq 50); do grep -q 'resync idle' /tmp/mon.txt && break; sleep 0.2; done; grep -E 'resync (running 0/|idle)' /tmp/mon.txt | sed 's/^/# event: /'; grep -q 'resync running 0/' /tmp/mon.txt && grep -q 'resync idle' /tmp/mon.txt"
 check "what fio wrote last reads back the same three times" vm -t 180 "$H" \

@@ -30,8 +30,7 @@ M=$((1 << 20))
 A1=198.18.1.11 A2=198.18.1.12
 P0=$A:7410 P1=$A1:7410 P2=$A2:7410
 
-# peers FIELD: that field of each server of rmem0, space separated
-peers() { json "$H" "' '.join(str(p.get('$1')) for p in j[0]['peers'])" dev show rmem0; }
+# (peers FIELD: lib.sh's)
 # used: each server's bytes used, space separated
 used() { json "$S" "' '.join(str(s['used']) for s in sorted(j, key=lambda s: s['name']))" server show; }
 held_mib() { peers extents_held | awk '{ print $1 * 1048576, $2 * 1048576, $3 * 1048576 }'; }
