@@ -218,7 +218,10 @@ int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
  * server without room is skipped for the next; a server whose connection
  * fails while asked is failed (it reconnects) and skipped too, once
  * another replica has memory.  With fewer servers than replicas left, the
- * extent is published with the replicas it got (degraded).  With none:
+ * extent is published with the replicas it got (degraded).  A first
+ * replica's server that does not answer is failed too and, with replicas,
+ * skipped (its slot FREEd once it is ready again: the session's pending
+ * FREE), unless a pending FREE is there already.  With none:
  * -ENOSPC (or -EDQUOT if a host quota was the last reason), or -EAGAIN if
  * a server that is reconnecting may take it later, or the connection's
  * error (*@sessp is then that session).
@@ -267,26 +270,32 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 				m->pend_e = m->nr;
 			continue;
 		}
-		if (!got) {
-			if (ret != -EREMOTEIO && ret != -EPROTO &&
-			    dev->nr_sess > 1) {
-				/* it may have taken memory for it: ask again */
-				m->pend_e = e;
-				m->pend_sess = sess->index;
-			}
-			return ret;
+		if (ret == -EREMOTEIO || ret == -EPROTO) {
+			if (!got)
+				return ret;
+			continue;
 		}
 		/*
-		 * Another replica has memory: this server is failed and
-		 * skipped (a slot it may have taken stays its until the
-		 * detach).
+		 * No answer: it may have taken memory for it.  With
+		 * replicas, that slot is given back once the server is
+		 * ready again (its pending FREE, dropped if the extent
+		 * is placed there first), and the next server is asked
+		 * now, not after this one's loss timeout.  Else, for a
+		 * first replica, this server is asked again first.
 		 */
-		if (ret != -EREMOTEIO && ret != -EPROTO) {
-			pr_warn("%s: asking the server for extent %u failed (server %pISpc): %d\n",
-				dev->name, e, &sess->peer, ret);
-			if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE)
-				rmem_sess_fail(sess);
+		if (dev->cfg.replicas > 1 && sess->sync_pend_e == UINT_MAX) {
+			sess->sync_pend_e = e;
+		} else if (!got && dev->nr_sess > 1) {
+			m->pend_e = e;
+			m->pend_sess = sess->index;
+			return ret;
+		} else if (!got) {
+			return ret;
 		}
+		pr_warn("%s: asking the server for extent %u failed (server %pISpc): %d\n",
+			dev->name, e, &sess->peer, ret);
+		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE)
+			rmem_sess_fail(sess);
 	}
 	if (got) {
 		if (m->pend_e == e)
