@@ -28,6 +28,48 @@ static DEFINE_MUTEX(rmem_devs_lock);
 static DEFINE_IDA(rmem_ida);
 
 /**
+ * rmem_dev_state() - the state of a device
+ * @dev: the device
+ *
+ * That of its session; over several servers the first of deleting, dead,
+ * reconnecting, connecting that one of them is in, else live.  With
+ * replicas, a dead server makes the device dead only once an extent has
+ * no current copy left elsewhere (or every server is dead): its
+ * ``degraded`` count tells the rest.
+ *
+ * Return: the &enum rmem_dev_state.
+ */
+enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
+{
+	static const u8 rank[] = {
+		[RMEM_DEV_STATE_LIVE] = 0,
+		[RMEM_DEV_STATE_CONNECTING] = 1,
+		[RMEM_DEV_STATE_RECONNECTING] = 2,
+		[RMEM_DEV_STATE_DEAD] = 3,
+		[RMEM_DEV_STATE_DELETING] = 4,
+	};
+	bool spare = dev->cfg.replicas > 1 && dev->emap;
+	enum rmem_dev_state s = RMEM_DEV_STATE_LIVE, t;
+	bool dead = false, other = false;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_sess; i++) {
+		t = READ_ONCE(dev->sessions[i]->state);
+		if (t == RMEM_DEV_STATE_DEAD && spare) {
+			dead = true;
+			continue;
+		}
+		other = true;
+		if (rank[t] > rank[s])
+			s = t;
+	}
+	if (dead && (!other || (s != RMEM_DEV_STATE_DELETING &&
+				rmem_emap_lost(dev))))
+		s = RMEM_DEV_STATE_DEAD;
+	return s;
+}
+
+/**
  * rmem_dev_announce() - a device changed state: trace it, tell "events"
  * @dev: the device, in its new state
  *

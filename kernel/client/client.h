@@ -561,30 +561,7 @@ struct rmem_dev {
 	struct rmem_stats stats_base;
 };
 
-/*
- * The state of a device: that of its session; over several servers the
- * first of deleting, dead (some memory is lost), reconnecting,
- * connecting that one of them is in, else live.
- */
-static inline enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
-{
-	static const u8 rank[] = {
-		[RMEM_DEV_STATE_LIVE] = 0,
-		[RMEM_DEV_STATE_CONNECTING] = 1,
-		[RMEM_DEV_STATE_RECONNECTING] = 2,
-		[RMEM_DEV_STATE_DEAD] = 3,
-		[RMEM_DEV_STATE_DELETING] = 4,
-	};
-	enum rmem_dev_state s = READ_ONCE(dev->sess->state), t;
-	unsigned int i;
-
-	for (i = 1; i < dev->nr_sess; i++) {
-		t = READ_ONCE(dev->sessions[i]->state);
-		if (rank[t] > rank[s])
-			s = t;
-	}
-	return s;
-}
+enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev);
 
 /*
  * Whether I/O that cannot go out now waits rather than fails: the session
@@ -762,6 +739,7 @@ unsigned int rmem_emap_rq_extent(const struct rmem_dev *dev,
 bool rmem_emap_stale(struct rmem_dev *dev, unsigned int e, unsigned int bad,
 		     unsigned int keep);
 unsigned int rmem_emap_degraded(const struct rmem_dev *dev);
+bool rmem_emap_lost(const struct rmem_dev *dev);
 void rmem_sess_ext_quiesce(struct rmem_sess *sess);
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);

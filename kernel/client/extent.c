@@ -186,6 +186,27 @@ unsigned int rmem_emap_degraded(const struct rmem_dev *dev)
 }
 
 /**
+ * rmem_emap_lost() - whether an extent with memory has no current replica
+ *	left whose server's session is not dead
+ * @dev: a thin device
+ *
+ * Return: true if some of the device's data is lost (a snapshot).
+ */
+bool rmem_emap_lost(const struct rmem_dev *dev)
+{
+	const struct rmem_emap *m = dev->emap;
+	unsigned int e;
+
+	for (e = 0; e < m->nr; e++) {
+		/* pairs with the release in rmem_emap_publish(): @rep next */
+		if (rmem_emap_has_memory(smp_load_acquire(&m->state[e])) &&
+		    !rmem_emap_alive(dev, READ_ONCE(m->rep[e])))
+			return true;
+	}
+	return false;
+}
+
+/**
  * rmem_emap_stale() - mark replicas of an extent stale, keeping others
  * @dev: a thin device over several servers
  * @e: the extent, started requests on it (it is not given back meanwhile)

@@ -20,7 +20,10 @@
 #    its only current copy there), and resync copies its extents onto
 #    the two live servers;
 #  - a third loss, a server deleted: every extent reads back from the
-#    last server alone, the resynced copies included.
+#    last server alone, the resynced copies included;
+#  - the device stays live while each extent has a current copy on a
+#    server that is not dead; with the last server deleted it is dead
+#    and I/O fails.
 # rmem-timeout: 900
 source "$(dirname "$0")/../lib.sh"
 
@@ -96,6 +99,7 @@ check "fio's writes and verify end with no error" vm -t 120 "$H" \
 expect_eq "fio did not wait for s3's loss timeout (60 s): s3 still reconnecting" "live live reconnecting" peers state
 check "fio's 16 MiB saved" vm -t 60 "$H" "dd if=/dev/rmem0 bs=1M skip=32 count=16 iflag=direct status=none of=/tmp/f"
 check "s3's session goes dead at the loss timeout, the others stay live" wait_states "live live dead" 120
+expect_eq "the device stays live: every extent has a current copy on s1 or s2" live json "$H" "j[0]['state']" dev show rmem0
 check "no extent lost: every one reads back" vm -t 120 "$H" \
 	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b && dd if=/dev/rmem0 bs=1M skip=32 count=16 iflag=direct status=none | cmp - /tmp/f"
 check "a new extent gets two replicas on the live servers, and reads back" vm -t 60 "$H" \
@@ -109,12 +113,15 @@ check "s1 and s2 each hold a copy of every extent ($((N + 17)))" test "$n1" = $(
 echo "# s1 is deleted: s2 alone"
 check "server del s1" vm -t 60 "$S1" "$R server del s1"
 check "s1's session goes dead" wait_states "dead live dead" 90
+expect_eq "the device stays live: s2 has a copy of every extent" live json "$H" "j[0]['state']" dev show rmem0
 check "every extent reads back from s2 alone" vm -t 120 "$H" \
 	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b && dd if=/dev/rmem0 bs=1M skip=32 count=16 iflag=direct status=none | cmp - /tmp/f && dd if=/dev/rmem0 bs=1M skip=100 count=1 iflag=direct status=none | cmp - /tmp/c"
+check "server del s2" vm -t 60 "$S2" "$R server del s2"
+check "with no server left the device goes dead" vm -t 90 "$H" \
+	"for i in \$(seq 300); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"state\"])')\" = dead ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+check "I/O to the dead device fails" vm -t 60 "$H" "! dd if=/dev/rmem0 of=/dev/null bs=1M count=1 iflag=direct status=none"
 check "dev del" vm -t 60 "$H" "pkill -f 'rmemctl monitor'; $R dev del rmem0"
-check "s2 has every extent back" vm -t 60 "$S2" \
-	"for i in \$(seq 100); do [ \"\$($R -j server show | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"used\"])')\" = 0 ] && exit 0; sleep 0.3; done; exit 1"
-check "s2: server del, unload" vm -t 60 "$S2" "$R server del s2 && rmmod rmem"
+check "s2: unload" vm -t 60 "$S2" "rmmod rmem"
 check "s1: unload" vm -t 60 "$S1" "rmmod rmem"
 check "client unload" vm "$H" "rmmod rmem"
 test_done

@@ -46,7 +46,10 @@ enum rmem_auth {
  * @RMEM_DEV_STATE_CONNECTING: connecting to the server
  * @RMEM_DEV_STATE_LIVE: connected, I/O flows
  * @RMEM_DEV_STATE_DEAD: the memory is out of reach for good (loss timeout
- *	over, or the server lost the session); all I/O fails
+ *	over, or the server lost the session); all I/O fails.  Over several
+ *	servers: some of it (a server is dead; I/O to its extents fails),
+ *	with replicas only once an extent has no current copy left
+ *	elsewhere (rmem 0.17.1)
  * @RMEM_DEV_STATE_DELETING: being removed
  * @RMEM_DEV_STATE_RECONNECTING: connection lost; reconnecting while I/O
  *	waits, until the loss timeout
