@@ -109,13 +109,13 @@ server_zeroed()
 }
 
 # three_servers_start: lab topology "three" with small server VMs, rmem
-# loaded in all four, a server s1, s2, s3 on each (pools of 48 MiB in
-# 1 MiB chunks, at port 7410); sets H (the client), S1..S3 (the server
+# loaded in all four, a server s1, s2, s3 on each (pools of THREE_POOL,
+# by default 48M, in 1 MiB chunks, at port 7410); sets H (the client), S1..S3 (the server
 # VMs) and P1..P3 (their servers' addresses).  Returns non-zero if the
 # lab or a module did not come up (the server check is recorded).
 three_servers_start()
 {
-	local v
+	local v pool=${THREE_POOL:-48M}
 	# each server VM needs little memory
 	LAB_MEM_SERVER1=${LAB_MEM_SERVER1:-512} LAB_MEM_SERVER2=${LAB_MEM_SERVER2:-512}
 	LAB_MEM_SERVER3=${LAB_MEM_SERVER3:-512}
@@ -127,8 +127,8 @@ three_servers_start()
 	for v in "$S1" "$S2" "$S3" "$H"; do
 		rmem_load "$v" || return 1
 	done
-	check "three server VMs, a pool of 48 MiB each in 1 MiB chunks" eval \
-		"vm $S1 '$R server add name s1 listen $P1 size 48M mr-size 1M > /dev/null' && vm $S2 '$R server add name s2 listen $P2 size 48M mr-size 1M > /dev/null' && vm $S3 '$R server add name s3 listen $P3 size 48M mr-size 1M > /dev/null'"
+	check "three server VMs, a pool of $pool each in 1 MiB chunks" eval \
+		"vm $S1 '$R server add name s1 listen $P1 size $pool mr-size 1M > /dev/null' && vm $S2 '$R server add name s2 listen $P2 size $pool mr-size 1M > /dev/null' && vm $S3 '$R server add name s3 listen $P3 size $pool mr-size 1M > /dev/null'"
 }
 
 # peers FIELD: that field of each server of rmem0 in the client $H, space
@@ -161,4 +161,19 @@ fio_passes_end()
 wait_states()
 {
 	vm -t $(($2 + 30)) "$H" "for i in \$(seq $(($2 * 5))); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = '$1' ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+}
+
+# swap_log_clean VM: nothing in VM's kernel log that a swap device must
+# never cause
+swap_log_clean()
+{
+	local out rc
+
+	out=$(lab_exec "$1" "dmesg | grep -E 'page allocation failure|blocked for more than|Out of memory|oom-kill|I/O error|Read-error on swap|Write-error on swap'")
+	rc=$?
+	# grep: 1 is "no such line"; 0 found some, anything else (124: the
+	# VM is gone or hangs) is no answer
+	[ $rc -eq 1 ] && return 0
+	echo "$out" | head -n 20 | sed 's/^/#   /'
+	return 1
 }
