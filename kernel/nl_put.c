@@ -342,8 +342,12 @@ static int rmem_nl_put_peer(struct sk_buff *skb, struct rmem_dev *dev,
 int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 {
 	unsigned int granted = READ_ONCE(dev->sess->read_depth);
-	/* only while live: a lost connection's last reading may be stale */
-	u64 server_free = rmem_dev_state(dev) == RMEM_DEV_STATE_LIVE ?
+	/*
+	 * only while the first server is live: a lost connection's last
+	 * reading may be stale (with replicas the device may be live
+	 * while that server is dead)
+	 */
+	u64 server_free = READ_ONCE(dev->sess->state) == RMEM_DEV_STATE_LIVE ?
 			  READ_ONCE(dev->sess->server_free) : U64_MAX;
 	struct rmem_stats st;
 	struct nlattr *nest, *sn;

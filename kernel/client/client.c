@@ -33,9 +33,9 @@ static DEFINE_IDA(rmem_ida);
  *
  * That of its session; over several servers the first of deleting, dead,
  * reconnecting, connecting that one of them is in, else live.  With
- * replicas, a dead server makes the device dead only once an extent has
- * no current copy left elsewhere (or every server is dead): its
- * ``degraded`` count tells the rest.
+ * replicas, a dead server makes the device dead only once an extent was
+ * found with no current copy left elsewhere (@dev->lost, for good), or
+ * every server is dead: its ``degraded`` count tells the rest.
  *
  * Return: the &enum rmem_dev_state.
  */
@@ -64,7 +64,7 @@ enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
 			s = t;
 	}
 	if (dead && (!other || (s != RMEM_DEV_STATE_DELETING &&
-				rmem_emap_lost(dev))))
+				READ_ONCE(dev->lost))))
 		s = RMEM_DEV_STATE_DEAD;
 	return s;
 }
@@ -438,9 +438,12 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		return -ENODEV;
 	}
 	WRITE_ONCE(dev->registered, true);
+	/* any server lost: one dead from the start is never back */
 	for (i = 0; i < dev->nr_sess; i++)
-		lost |= cancel_work_sync(&dev->sessions[i]->fail_work);
-	if (lost || rmem_dev_state(dev) == RMEM_DEV_STATE_DEAD) {
+		lost |= cancel_work_sync(&dev->sessions[i]->fail_work) ||
+			READ_ONCE(dev->sessions[i]->state) ==
+			RMEM_DEV_STATE_DEAD;
+	if (lost) {
 		NL_SET_ERR_MSG(extack,
 			       "lost the connection to the server while adding the disk");
 		/* the server holds the session for a reconnect: release it */

@@ -377,9 +377,10 @@ struct rmem_sess_ext;
  *	found contiguous)
  * @sync_dma: its DMA address, 0 if it could not be mapped (no resync
  *	from this server)
- * @sync_pend_e: an extent whose ALLOC or FREE for a resync here got no
- *	answer (this server may hold its slot: FREE it once the session is
- *	ready, unless an ALLOC of it here succeeded since), or UINT_MAX
+ * @pend_free: extents (a bitmap) whose ALLOC or FREE here got no answer
+ *	while it is not their replica: this server may hold their slots,
+ *	FREEd once the session is ready unless an ALLOC of one here
+ *	succeeded since (extent worker only)
  * @ext_cqe: completion of the answer's receive and the table reads
  * @ext_send_cqe: completion of the control message's send
  * @ext_done: signalled by @ext_cqe
@@ -460,7 +461,7 @@ struct rmem_sess {
 	void *sync_buf;
 	unsigned int sync_len;
 	u64 sync_dma;
-	unsigned int sync_pend_e;
+	unsigned long *pend_free;
 	struct ib_cqe ext_cqe;
 	struct ib_cqe ext_send_cqe;
 	struct completion ext_done;
@@ -529,6 +530,9 @@ struct rmem_sess {
  * @discard_bytes: bytes they covered
  * @stats_base: the sums at the last RMEM_CMD_DEV_STATS_RESET, subtracted
  *	from every report (rmem_devs_lock)
+ * @lost: a device with replicas found an extent with no current replica
+ *	on a server that is not dead: it is dead from then on (set once, by
+ *	the extent worker)
  */
 struct rmem_dev {
 	struct list_head node;
@@ -559,6 +563,7 @@ struct rmem_dev {
 	atomic64_t discards;
 	atomic64_t discard_bytes;
 	struct rmem_stats stats_base;
+	bool lost;
 };
 
 enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev);
@@ -740,6 +745,7 @@ bool rmem_emap_stale(struct rmem_dev *dev, unsigned int e, unsigned int bad,
 		     unsigned int keep);
 unsigned int rmem_emap_degraded(const struct rmem_dev *dev);
 bool rmem_emap_lost(const struct rmem_dev *dev);
+void rmem_emap_note_lost(struct rmem_dev *dev);
 void rmem_sess_ext_quiesce(struct rmem_sess *sess);
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);

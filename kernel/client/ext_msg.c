@@ -92,10 +92,11 @@ int rmem_sess_ext_init(struct rmem_sess *sess)
 {
 	unsigned int len;
 
-	sess->sync_pend_e = UINT_MAX;
 	sess->ext = kzalloc(sizeof(*sess->ext), GFP_KERNEL);
 	sess->ext_page = (void *)__get_free_page(GFP_KERNEL);
-	if (!sess->ext || !sess->ext_page)
+	sess->pend_free = kvcalloc(BITS_TO_LONGS(sess->dev->emap->nr),
+				   sizeof(long), GFP_KERNEL);
+	if (!sess->ext || !sess->ext_page || !sess->pend_free)
 		return -ENOMEM;
 	/* a resync's window: contiguous, as large as it comes */
 	for (len = RMEM_SYNC_WINDOW;
@@ -123,6 +124,7 @@ void rmem_sess_ext_free(struct rmem_sess *sess)
 	kfree(sess->ext);
 	free_page((unsigned long)sess->ext_page);
 	kfree(sess->sync_buf);
+	kvfree(sess->pend_free);
 }
 
 /**

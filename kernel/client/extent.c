@@ -207,6 +207,30 @@ bool rmem_emap_lost(const struct rmem_dev *dev)
 }
 
 /**
+ * rmem_emap_note_lost() - latch a device with replicas dead once an extent
+ *	is lost, and say so
+ * @dev: a thin device
+ *
+ * Context: the extent worker (kicked when a session goes dead).
+ */
+void rmem_emap_note_lost(struct rmem_dev *dev)
+{
+	unsigned int i;
+
+	if (dev->cfg.replicas == 1 || READ_ONCE(dev->lost))
+		return;
+	for (i = 0; i < dev->nr_sess; i++)
+		if (READ_ONCE(dev->sessions[i]->state) == RMEM_DEV_STATE_DEAD)
+			break;
+	if (i == dev->nr_sess || !rmem_emap_lost(dev))
+		return;
+	WRITE_ONCE(dev->lost, true);
+	pr_err("%s: an extent lost its last current copy: the device is dead (I/O to such extents fails)\n",
+	       dev->name);
+	rmem_dev_announce(dev);
+}
+
+/**
  * rmem_emap_stale() - mark replicas of an extent stale, keeping others
  * @dev: a thin device over several servers
  * @e: the extent, started requests on it (it is not given back meanwhile)

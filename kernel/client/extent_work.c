@@ -205,8 +205,8 @@ int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
 		return -ECONNRESET;
 	ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_ALLOC, e);
 	/* its slot there is the extent's again: no FREE of it pending */
-	if (!ret && sess->sync_pend_e == e)
-		sess->sync_pend_e = UINT_MAX;
+	if (!ret)
+		__clear_bit(e, sess->pend_free);
 	if (!ret)
 		ret = rmem_sess_ext_read(sess, e * per, per);
 	return ret;
@@ -218,10 +218,10 @@ int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
  * server without room is skipped for the next; a server whose connection
  * fails while asked is failed (it reconnects) and skipped too, once
  * another replica has memory.  With fewer servers than replicas left, the
- * extent is published with the replicas it got (degraded).  A first
- * replica's server that does not answer is failed too and, with replicas,
- * skipped (its slot FREEd once it is ready again: the session's pending
- * FREE), unless a pending FREE is there already.  With none:
+ * extent is published with the replicas it got (degraded).  With
+ * replicas, a server that does not answer is failed and skipped, and the
+ * slot it may have taken FREEd once it is ready again (a pending FREE);
+ * without, a later take asks it first again.  With none:
  * -ENOSPC (or -EDQUOT if a host quota was the last reason), or -EAGAIN if
  * a server that is reconnecting may take it later, or the connection's
  * error (*@sessp is then that session).
@@ -278,13 +278,13 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 		/*
 		 * No answer: it may have taken memory for it.  With
 		 * replicas, that slot is given back once the server is
-		 * ready again (its pending FREE, dropped if the extent
-		 * is placed there first), and the next server is asked
-		 * now, not after this one's loss timeout.  Else, for a
-		 * first replica, this server is asked again first.
+		 * ready again (a pending FREE, dropped if the extent is
+		 * placed there first), and the next server is asked now,
+		 * not after this one's loss timeout.  Else, for a first
+		 * replica, this server is asked again first.
 		 */
-		if (dev->cfg.replicas > 1 && sess->sync_pend_e == UINT_MAX) {
-			sess->sync_pend_e = e;
+		if (dev->cfg.replicas > 1) {
+			__set_bit(e, sess->pend_free);
 		} else if (!got && dev->nr_sess > 1) {
 			m->pend_e = e;
 			m->pend_sess = sess->index;
@@ -292,8 +292,8 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 		} else if (!got) {
 			return ret;
 		}
-		pr_warn("%s: asking the server for extent %u failed (server %pISpc): %d\n",
-			dev->name, e, &sess->peer, ret);
+		pr_warn_ratelimited("%s: asking the server for extent %u failed (server %pISpc): %d\n",
+				    dev->name, e, &sess->peer, ret);
 		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_LIVE)
 			rmem_sess_fail(sess);
 	}
@@ -572,6 +572,7 @@ void rmem_emap_work(struct work_struct *work)
 	unsigned int e;
 	int ret;
 
+	rmem_emap_note_lost(dev);
 	for (;;) {
 		enum rmem_dev_state state = rmem_emap_can(dev);
 		struct rmem_sess *sess;

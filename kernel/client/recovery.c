@@ -45,6 +45,18 @@
 #define RMEM_STAGE_ATTEMPT	"an attempt was connecting"
 #define RMEM_STAGE_BACKOFF	"waiting for the next attempt"
 
+/* What a session gone dead means for its device, for its message. */
+static const char *rmem_sess_dead_what(struct rmem_sess *sess)
+{
+	struct rmem_dev *dev = sess->dev;
+
+	if (dev->nr_sess == 1)
+		return "the device is dead, I/O fails";
+	if (dev->cfg.replicas == 1)
+		return "the device is dead, I/O to this server's extents fails";
+	return "this server is dead, its copies are not read (the other copies serve)";
+}
+
 static void rmem_sess_stage(struct rmem_sess *sess, const char *stage)
 {
 	WRITE_ONCE(sess->stage, stage);
@@ -189,8 +201,8 @@ static unsigned int rmem_sess_lose(struct rmem_sess *sess, bool reconnect)
 	/* fail outstanding I/O first; the announcement allocates */
 	rmem_sess_abort_queues(sess);
 	rmem_emap_kick(dev);
-	pr_err("%s: lost the connection to %pISpc; the device is dead, I/O fails\n",
-	       dev->name, &sess->peer);
+	pr_err("%s: lost the connection to %pISpc; %s\n",
+	       dev->name, &sess->peer, rmem_sess_dead_what(sess));
 	rmem_dev_announce(dev);
 	return RMEM_DEV_STATE_LIVE;
 }
@@ -621,11 +633,12 @@ static void rmem_sess_reconnect(struct rmem_sess *sess)
 		    RMEM_DEV_STATE_DEAD) != RMEM_DEV_STATE_RECONNECTING)
 		return;
 	if (why)
-		pr_err("%s: %s; the device is dead, I/O fails\n", dev->name,
-		       why);
+		pr_err("%s: %s; %s\n", dev->name, why,
+		       rmem_sess_dead_what(sess));
 	else
-		pr_err("%s: no reconnect within the loss timeout (%u attempts; the last failed: %d); the device is dead, I/O fails\n",
-		       dev->name, sess->attempts, ret);
+		pr_err("%s: no reconnect within the loss timeout (%u attempts; the last failed: %d); %s\n",
+		       dev->name, sess->attempts, ret,
+		       rmem_sess_dead_what(sess));
 	rmem_dev_resume_io(dev);
 	rmem_dev_announce(dev);
 }
@@ -696,10 +709,11 @@ static void rmem_sess_deadline_work(struct work_struct *work)
 	 * (in a lab run that passed, a guest stalled under memory pressure
 	 * kept the queue barrier 8 s).
 	 */
-	pr_err("%s: no reconnect within the loss timeout%s (%u attempts; %s); the device is dead, I/O fails\n",
+	pr_err("%s: no reconnect within the loss timeout%s (%u attempts; %s); %s\n",
 	       dev->name,
 	       READ_ONCE(sess->attempt_ready) ? " and its grace" : "",
-	       READ_ONCE(sess->attempts), READ_ONCE(sess->stage));
+	       READ_ONCE(sess->attempts), READ_ONCE(sess->stage),
+	       rmem_sess_dead_what(sess));
 	/*
 	 * The reconnect work tears the lost queue pairs down, and finding
 	 * the device dead it does nothing more: if it has not got that far

@@ -308,7 +308,7 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 			if (!ret || ret == -EREMOTEIO)
 				return -EAGAIN;
 			/* no answer: FREE it there once it is ready */
-			p.tsess->sync_pend_e = e;
+			__set_bit(e, p.tsess->pend_free);
 			*bad = p.tsess;
 			return ret;
 		}
@@ -322,7 +322,7 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 					       e);
 			if (!ret || ret == -EREMOTEIO)
 				return 0;
-			p.tsess->sync_pend_e = e;
+			__set_bit(e, p.tsess->pend_free);
 			*bad = p.tsess;
 			return ret;
 		}
@@ -335,8 +335,8 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 }
 
 /*
- * FREE the slots of extents whose ALLOC or FREE for a resync got no
- * answer, on their servers that are ready (a dead server holds nothing;
+ * FREE the slots of extents whose ALLOC or FREE got no answer (a take's
+ * or a resync's), on their servers that are ready (a dead server holds nothing;
  * one that is reconnecting is not placed on meanwhile), unless the
  * extent holds a replica there by now (an ALLOC of it there since drops
  * the FREE: rmem_emap_alloc_on()).  Return: 0, or the error of a
@@ -353,32 +353,32 @@ static int rmem_resync_free_pending(struct rmem_emap *m,
 		struct rmem_sess *sess = dev->sessions[i];
 		u32 r;
 
-		e = sess->sync_pend_e;
-		if (e == UINT_MAX)
-			continue;
 		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
-			sess->sync_pend_e = UINT_MAX;
+			bitmap_zero(sess->pend_free, m->nr);
 			continue;
 		}
 		if (!rmem_sess_ext_ready(sess))
 			continue;
-		/* pairs with the release in rmem_emap_publish(): @rep next */
-		if (smp_load_acquire(&m->state[e]) != RMEM_EXTENT_UNWRITTEN) {
-			r = READ_ONCE(m->rep[e]);
-			for (k = 0; k < rmem_rep_n(r); k++)
-				if (rmem_rep_sess(r, k) == sess->index)
-					break;
-			if (k < rmem_rep_n(r)) {
-				sess->sync_pend_e = UINT_MAX;
-				continue;
+		for_each_set_bit(e, sess->pend_free, m->nr) {
+			/* pairs with the release in rmem_emap_publish() */
+			if (smp_load_acquire(&m->state[e]) !=
+			    RMEM_EXTENT_UNWRITTEN) {
+				r = READ_ONCE(m->rep[e]);
+				for (k = 0; k < rmem_rep_n(r); k++)
+					if (rmem_rep_sess(r, k) == sess->index)
+						break;
+				if (k < rmem_rep_n(r)) {
+					__clear_bit(e, sess->pend_free);
+					continue;
+				}
 			}
+			ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
+			if (ret && ret != -EREMOTEIO) {
+				*bad = sess;
+				return ret;
+			}
+			__clear_bit(e, sess->pend_free);
 		}
-		ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
-		if (ret && ret != -EREMOTEIO) {
-			*bad = sess;
-			return ret;
-		}
-		sess->sync_pend_e = UINT_MAX;
 	}
 	return 0;
 }

@@ -48,8 +48,8 @@ enum rmem_auth {
  * @RMEM_DEV_STATE_DEAD: the memory is out of reach for good (loss timeout
  *	over, or the server lost the session); all I/O fails.  Over several
  *	servers: some of it (a server is dead; I/O to its extents fails),
- *	with replicas only once an extent has no current copy left
- *	elsewhere (rmem 0.17.1)
+ *	with replicas only once an extent was found with no current copy
+ *	left elsewhere, or every server is dead (rmem 0.17.1)
  * @RMEM_DEV_STATE_DELETING: being removed
  * @RMEM_DEV_STATE_RECONNECTING: connection lost; reconnecting while I/O
  *	waits, until the loss timeout
