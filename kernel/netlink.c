@@ -975,6 +975,51 @@ static int rmem_nl_dev_stats_reset_doit(struct sk_buff *skb,
 	return ret;
 }
 
+/*
+ * Drain one server (one RMEM_A_DEV_PEER nest) out of a device: started
+ * here, it goes on in the background (client/drain.c).
+ */
+static int rmem_nl_dev_peer_del_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr *tb[RMEM_A_DEV_MAX + 1], *ptb[RMEM_A_PEER_MAX + 1];
+	struct sockaddr_storage ss;
+	struct nlattr *a;
+	int rem, n = 0, ret;
+
+	ret = rmem_nl_obj_parse(&rmem_nl_dev_obj, info, tb);
+	if (ret)
+		return ret;
+	nla_for_each_nested(a, info->attrs[RMEM_A_DEV], rem) {
+		if (nla_type(a) == RMEM_A_DEV_PEER && n++) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "one server (peer) at a time");
+			return -EINVAL;
+		}
+	}
+	if (!tb[RMEM_A_DEV_PEER]) {
+		NL_SET_ERR_MSG(info->extack, "missing the server to drain (peer)");
+		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[RMEM_A_DEV],
+				     RMEM_A_DEV_PEER);
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(ptb, RMEM_A_PEER_MAX, tb[RMEM_A_DEV_PEER],
+			       rmem_peer_policy, info->extack);
+	if (ret)
+		return ret;
+	ret = rmem_nl_get_addr(info, tb[RMEM_A_DEV_PEER], ptb,
+			       RMEM_A_PEER_IPV4, RMEM_A_PEER_IPV6,
+			       RMEM_A_PEER_PORT, &ss, "missing peer address");
+	if (ret)
+		return ret;
+	ret = rmem_dev_peer_del(nla_data(tb[RMEM_A_DEV_NAME]), &ss,
+				!ptb[RMEM_A_PEER_PORT], tb[RMEM_A_DEV_PEER],
+				info->extack);
+	if (ret == -ENODEV)
+		NL_SET_BAD_ATTR(info->extack, tb[RMEM_A_DEV_NAME]);
+	return ret;
+}
+
 /* ---- GET of servers and devices: one doit, one dumpit ------------------ */
 
 static int rmem_nl_get_doit(const struct rmem_nl_obj *o, struct genl_info *info)
@@ -1152,6 +1197,13 @@ static const struct genl_ops rmem_nl_ops[] = {
 	{
 		.cmd = RMEM_CMD_DEV_STATS_RESET,
 		.doit = rmem_nl_dev_stats_reset_doit,
+		.policy = rmem_dev_op_policy,
+		.maxattr = RMEM_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RMEM_CMD_DEV_PEER_DEL,
+		.doit = rmem_nl_dev_peer_del_doit,
 		.policy = rmem_dev_op_policy,
 		.maxattr = RMEM_A_MAX,
 		.flags = GENL_ADMIN_PERM,

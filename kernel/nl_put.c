@@ -323,6 +323,8 @@ static int rmem_nl_put_peer(struct sk_buff *skb, struct rmem_dev *dev,
 			rmem_emap_held_by(dev, sess)) ||
 	    nla_put_u32(skb, RMEM_A_PEER_RECONNECTS,
 			READ_ONCE(sess->reconnects)) ||
+	    (READ_ONCE(sess->draining) &&
+	     nla_put_flag(skb, RMEM_A_PEER_DRAINING)) ||
 	    (sess->server_name[0] &&
 	     nla_put_string(skb, RMEM_A_PEER_SERVER_NAME, sess->server_name))) {
 		nla_nest_cancel(skb, nest);
@@ -411,7 +413,8 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	     nla_put_u32(skb, RMEM_A_DEV_EXTENTS_DEGRADED,
 			 rmem_emap_degraded(dev))))
 		goto out_cancel;
-	if (dev->cfg.replicas > 1) {
+	/* with replicas 1, the resync runs only for a drain */
+	if (dev->cfg.replicas > 1 || READ_ONCE(dev->draining)) {
 		/* (the two may be of two runs: done is at most total) */
 		u32 total = READ_ONCE(dev->emap->resync_total);
 		u32 done = min(READ_ONCE(dev->emap->resync_done), total);
@@ -423,8 +426,10 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 		      nla_put_u32(skb, RMEM_A_DEV_RESYNC_TOTAL, total))))
 			goto out_cancel;
 	}
+	/* a drained server, removed, is in no listing */
 	for (i = 0; dev->nr_sess > 1 && i < dev->nr_sess; i++)
-		if (rmem_nl_put_peer(skb, dev, dev->sessions[i]))
+		if (!READ_ONCE(dev->sessions[i]->removed) &&
+		    rmem_nl_put_peer(skb, dev, dev->sessions[i]))
 			goto out_cancel;
 	sn = nla_nest_start(skb, RMEM_A_DEV_STATS);
 	if (!sn ||

@@ -200,6 +200,9 @@ void rmem_server_exit(void);
 int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		 struct netlink_ext_ack *extack, struct sk_buff *reply);
 int rmem_dev_del(const char *name, bool force, struct netlink_ext_ack *extack);
+int rmem_dev_peer_del(const char *name, const struct sockaddr_storage *addr,
+		      bool any_port, const struct nlattr *attr,
+		      struct netlink_ext_ack *extack);
 int rmem_dev_fill(struct sk_buff *skb, const struct rmem_msg *m,
 		  const char *name, int *idx, struct netlink_ext_ack *extack);
 void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st);

@@ -56,7 +56,7 @@ static const enum mnl_attr_data_type dev_policy[RMEM_A_DEV_MAX + 1] = {
 	[RMEM_A_DEV_RESYNC_TOTAL] = MNL_TYPE_U32,
 };
 
-static const enum mnl_attr_data_type peer_policy[RMEM_A_PEER_MAX + 1] = {
+const enum mnl_attr_data_type dev_peer_policy[RMEM_A_PEER_MAX + 1] = {
 	[RMEM_A_PEER_IPV4] = MNL_TYPE_BINARY,
 	[RMEM_A_PEER_IPV6] = MNL_TYPE_BINARY,
 	[RMEM_A_PEER_PORT] = MNL_TYPE_U16,
@@ -65,6 +65,7 @@ static const enum mnl_attr_data_type peer_policy[RMEM_A_PEER_MAX + 1] = {
 	[RMEM_A_PEER_EXTENTS_HELD] = MNL_TYPE_U32,
 	[RMEM_A_PEER_SERVER_NAME] = MNL_TYPE_NUL_STRING,
 	[RMEM_A_PEER_RECONNECTS] = MNL_TYPE_U32,
+	[RMEM_A_PEER_DRAINING] = MNL_TYPE_FLAG,
 };
 
 static const enum mnl_attr_data_type stats_policy[RMEM_A_STATS_MAX + 1] = {
@@ -138,7 +139,7 @@ static const char *const dev_state_names[] = {
  */
 #define NEXT_LINE	"\n   "
 
-static void dev_usage(FILE *f)
+void dev_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rmemctl dev add peer ADDR[:PORT] [ peer ADDR[:PORT] ... ]\n"
@@ -152,6 +153,7 @@ static void dev_usage(FILE *f)
 		"       rmemctl dev del DEV [ force ]\n"
 		"       rmemctl dev show [ -s ] [ DEV ]\n"
 		"       rmemctl dev stats reset DEV\n"
+		"       rmemctl dev set DEV peer del ADDR[:PORT] [ nowait ]\n"
 		"       rmemctl dev help\n"
 		"where  DEV := rmemN (or /dev/rmemN)\n"
 		"       ID := this host's identity (default: \"rmemctl key identity\")\n"
@@ -365,7 +367,7 @@ static int dev_print_peers(const struct nlattr *dev_nest)
 
 		if (mnl_attr_get_type(a) != RMEM_A_DEV_PEER)
 			continue;
-		if (nl_parse_nested(a, tb, RMEM_A_PEER_MAX, peer_policy) < 0) {
+		if (nl_parse_nested(a, tb, RMEM_A_PEER_MAX, dev_peer_policy) < 0) {
 			/* the JSON output stays well formed */
 			if (any)
 				close_json_array(PRINT_JSON, NULL);
@@ -396,6 +398,10 @@ static int dev_print_peers(const struct nlattr *dev_nest)
 		if (tb[RMEM_A_PEER_RECONNECTS])
 			print_uint(PRINT_ANY, "reconnects", " reconnects %u",
 				   mnl_attr_get_u32(tb[RMEM_A_PEER_RECONNECTS]));
+		print_bool(PRINT_JSON, "draining", NULL,
+			   !!tb[RMEM_A_PEER_DRAINING]);
+		if (tb[RMEM_A_PEER_DRAINING])
+			print_string(PRINT_FP, NULL, "%s", " draining");
 		close_json_object();
 	}
 	if (any)
@@ -551,7 +557,7 @@ static int dev_print(const struct nlattr *nest, bool stats)
 }
 
 /* The RMEM_A_DEV nest of a reply, or NULL after printing why. */
-static const struct nlattr *dev_nest(const struct nlmsghdr *nlh)
+const struct nlattr *dev_nest(const struct nlmsghdr *nlh)
 {
 	const struct nlattr *tb[RMEM_A_MAX + 1];
 
@@ -578,7 +584,7 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* Start a request whose RMEM_A_DEV nest holds the device's name. */
-static struct nlattr *dev_msg(struct nl *nl, uint8_t cmd, const char *name)
+struct nlattr *dev_msg(struct nl *nl, uint8_t cmd, const char *name)
 {
 	struct nlattr *nest;
 
@@ -970,6 +976,7 @@ static const struct cmd dev_cmds[] = {
 	{ "add",	dev_add },
 	{ "del",	dev_del },
 	{ "show",	dev_show },
+	{ "set",	dev_set },
 	{ "stats",	dev_stats_cmd },
 	{ "help",	dev_help },
 	{ NULL,		NULL }

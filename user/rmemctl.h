@@ -90,6 +90,13 @@ int rmemctl_list(struct nl *nl, mnl_cb_t cb, void *data);
  */
 int dev_print_msg(const struct nlmsghdr *nlh, bool stats);
 
+/* dev.c, for dev_set.c: the usage, a request's device nest, a reply's */
+void dev_usage(FILE *f);
+struct nlattr *dev_msg(struct nl *nl, uint8_t cmd, const char *name);
+const struct nlattr *dev_nest(const struct nlmsghdr *nlh);
+extern const enum mnl_attr_data_type dev_peer_policy[RMEM_A_PEER_MAX + 1];
+int dev_set(struct rmemctl *ctl);
+
 /* Objects. */
 int cmd_server(struct rmemctl *ctl);
 int cmd_dev(struct rmemctl *ctl);

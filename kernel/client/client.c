@@ -24,7 +24,8 @@
 #include "trace.h"
 
 static LIST_HEAD(rmem_devs);
-static DEFINE_MUTEX(rmem_devs_lock);
+/* the device list; adds, deletes, drains and counter resets */
+DEFINE_MUTEX(rmem_devs_lock);
 static DEFINE_IDA(rmem_ida);
 
 /**
@@ -54,6 +55,8 @@ enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
 	unsigned int i;
 
 	for (i = 0; i < dev->nr_sess; i++) {
+		if (READ_ONCE(dev->sessions[i]->removed))
+			continue;
 		t = READ_ONCE(dev->sessions[i]->state);
 		if (t == RMEM_DEV_STATE_DEAD && spare) {
 			dead = true;
@@ -133,7 +136,8 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	kfree(dev);
 }
 
-static struct rmem_dev *rmem_dev_find(const char *name)
+/* The device named @name, or NULL.  Context: rmem_devs_lock held. */
+struct rmem_dev *rmem_dev_find(const char *name)
 {
 	struct rmem_dev *dev;
 
@@ -222,6 +226,7 @@ static struct rmem_dev *rmem_dev_alloc(const struct rmem_dev_cfg *cfg,
 	dev->cfg = *cfg;
 	mutex_init(&dev->ib_lock);
 	mutex_init(&dev->barrier_lock);
+	INIT_WORK(&dev->drain_work, rmem_dev_drain_work);
 	if (!dev->cfg.queue_depth)
 		dev->cfg.queue_depth = rmem_default_queue_depth;
 	dev->cfg.replicas = clamp(dev->cfg.replicas, 1U, cfg->nr_peers);
@@ -513,18 +518,22 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 			live |= BIT(i);
 	}
 	rmem_dev_announce(dev);
+	/* a drain's removal ends (it finds the sessions deleting) */
+	cancel_work_sync(&dev->drain_work);
 	for (i = 0; i < dev->nr_sess; i++)
 		rmem_sess_recovery_stop(dev->sessions[i]);
 	/* requests held for a reconnect, or for an extent, fail now */
 	rmem_dev_resume_io(dev);
 	rmem_emap_stop(dev);
+	/* the extent worker, stopped, may have queued it again */
+	cancel_work_sync(&dev->drain_work);
 	/* with force, a dead peer must not hold del_gendisk up */
 	if (force)
 		for (i = 0; i < dev->nr_sess; i++)
 			rmem_sess_abort_queues(dev->sessions[i]);
 	rmem_blk_remove(dev);
 	for (i = 0; i < dev->nr_sess; i++)
-		if ((live & BIT(i)) || leave)
+		if (((live & BIT(i)) || leave) && !dev->sessions[i]->removed)
 			rmem_sess_leave(dev->sessions[i]);
 	pr_info("%s: detached\n", dev->name);
 	rmem_dev_free(dev);

@@ -411,6 +411,14 @@ struct rmem_sess_ext;
  * @reconnects: connections re-established since the attach
  * @read_depth: the initiator depth queue pair 0 was granted when it last
  *	connected (the server's answer to the device's read-depth), 0 before
+ * @draining: RMEM_CMD_DEV_PEER_DEL asked for this server's extents to
+ *	move to the others (no new extent goes here; its copies count for
+ *	no extent's redundancy)
+ * @drained: no extent holds a copy here any more: the drain work removes
+ *	the session (the extent worker sets it)
+ * @removed: the drain removed it: disconnected, told LEAVE; it is in no
+ *	listing and no device state (it stays in @sessions: replica words
+ *	name sessions by index)
  */
 struct rmem_sess {
 	struct rmem_dev *dev;
@@ -488,6 +496,9 @@ struct rmem_sess {
 	unsigned int attempts;
 	unsigned int reconnects;
 	unsigned int read_depth;
+	bool draining;
+	bool drained;
+	bool removed;
 };
 
 /**
@@ -533,6 +544,9 @@ struct rmem_sess {
  * @lost: a device with replicas found an extent with no current replica
  *	on a server that is not dead: it is dead from then on (set once, by
  *	the extent worker)
+ * @draining: a drain was started on the device, ever (rmem_devs_lock):
+ *	the resync runs for it with replicas 1 too
+ * @drain_work: removes the drained sessions (rmem_dev_drain_work())
  */
 struct rmem_dev {
 	struct list_head node;
@@ -564,9 +578,16 @@ struct rmem_dev {
 	atomic64_t discard_bytes;
 	struct rmem_stats stats_base;
 	bool lost;
+	bool draining;
+	struct work_struct drain_work;
 };
 
 enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev);
+extern struct mutex rmem_devs_lock;
+struct rmem_dev *rmem_dev_find(const char *name);
+
+/* drain.c */
+void rmem_dev_drain_work(struct work_struct *work);
 
 /*
  * Whether I/O that cannot go out now waits rather than fails: the session
@@ -746,6 +767,7 @@ bool rmem_emap_stale(struct rmem_dev *dev, unsigned int e, unsigned int bad,
 unsigned int rmem_emap_degraded(const struct rmem_dev *dev);
 bool rmem_emap_lost(const struct rmem_dev *dev);
 void rmem_emap_note_lost(struct rmem_dev *dev);
+bool rmem_emap_refs(const struct rmem_dev *dev, const struct rmem_sess *sess);
 void rmem_sess_ext_quiesce(struct rmem_sess *sess);
 void rmem_emap_discard(struct rmem_dev *dev, struct request *rq);
 void rmem_emap_zero_hole(struct request *rq, u32 off, u32 len);

@@ -100,13 +100,17 @@ int rmem_sess_ext_init(struct rmem_sess *sess)
 		return -ENOMEM;
 	/* a resync's window: contiguous, as large as it comes */
 	for (len = RMEM_SYNC_WINDOW;
-	     sess->dev->cfg.replicas > 1 && !sess->sync_buf; len /= 4) {
+	     sess->dev->cfg.nr_peers > 1 && !sess->sync_buf; len /= 4) {
 		sess->sync_buf = kzalloc(len, len > SZ_16K ?
 					 GFP_KERNEL | __GFP_NORETRY |
 					 __GFP_NOWARN : GFP_KERNEL);
 		sess->sync_len = len;
-		if (!sess->sync_buf && len <= SZ_16K)
+		/* with replicas 1 it serves only a drain, refused without */
+		if (!sess->sync_buf && len <= SZ_16K) {
+			if (sess->dev->cfg.replicas == 1)
+				break;
 			return -ENOMEM;
+		}
 	}
 	sess->ext_cqe.done = rmem_ext_cqe_done;
 	sess->ext_send_cqe.done = rmem_ext_send_done;

@@ -161,12 +161,95 @@ unsigned long rmem_emap_alive(const struct rmem_dev *dev, u32 r)
 }
 
 /**
+ * rmem_emap_draining() - the replicas of an extent on draining servers
+ * @dev: a thin device
+ * @r: the extent's replica word
+ *
+ * Return: those replicas (stale or not, whatever their server's state),
+ * as a mask.
+ */
+unsigned long rmem_emap_draining(const struct rmem_dev *dev, u32 r)
+{
+	unsigned long mask = 0;
+	unsigned int k;
+
+	for (k = 0; k < rmem_rep_n(r); k++)
+		if (READ_ONCE(dev->sessions[rmem_rep_sess(r, k)]->draining))
+			mask |= BIT(k);
+	return mask;
+}
+
+/**
+ * rmem_emap_kept() - the replicas of an extent that stay: alive, on a
+ *	server not draining
+ * @dev: a thin device
+ * @r: the extent's replica word
+ *
+ * Return: rmem_emap_alive() less rmem_emap_draining(), as a mask.
+ */
+unsigned long rmem_emap_kept(const struct rmem_dev *dev, u32 r)
+{
+	return rmem_emap_alive(dev, r) & ~rmem_emap_draining(dev, r);
+}
+
+/**
+ * rmem_emap_kept_live() - the replicas of an extent that stay and take
+ *	I/O now
+ * @dev: a thin device
+ * @r: the extent's replica word
+ *
+ * Return: rmem_emap_kept() less those whose server is not live, as a
+ * mask: only these let a copy on a draining server go.
+ */
+unsigned long rmem_emap_kept_live(const struct rmem_dev *dev, u32 r)
+{
+	unsigned long kept = rmem_emap_kept(dev, r), mask = 0;
+	unsigned int k;
+
+	for_each_set_bit(k, &kept, RMEM_MAX_REPLICAS)
+		if (READ_ONCE(dev->sessions[rmem_rep_sess(r, k)]->state) ==
+		    RMEM_DEV_STATE_LIVE)
+			mask |= BIT(k);
+	return mask;
+}
+
+/**
+ * rmem_emap_refs() - whether an extent's replica word names a session
+ * @dev: a thin device
+ * @sess: one of its sessions
+ *
+ * Context: the extent worker (no extent changes state meanwhile but by
+ * the data path: given back or discarded ones lose their memory through
+ * the worker only).
+ *
+ * Return: true if an extent not unwritten has a replica (stale or not)
+ * on @sess.
+ */
+bool rmem_emap_refs(const struct rmem_dev *dev, const struct rmem_sess *sess)
+{
+	const struct rmem_emap *m = dev->emap;
+	unsigned int e, k;
+	u32 r;
+
+	for (e = 0; e < m->nr; e++) {
+		/* pairs with the release in rmem_emap_publish(): @rep next */
+		if (smp_load_acquire(&m->state[e]) == RMEM_EXTENT_UNWRITTEN)
+			continue;
+		r = READ_ONCE(m->rep[e]);
+		for (k = 0; k < rmem_rep_n(r); k++)
+			if (rmem_rep_sess(r, k) == sess->index)
+				return true;
+	}
+	return false;
+}
+
+/**
  * rmem_emap_degraded() - extents with fewer current replicas than the
  *	device keeps
  * @dev: a thin device
  *
- * A replica is current when it is not stale and its server's session is
- * not dead.
+ * A replica counts when it is not stale, its server's session is not
+ * dead and its server is not draining (rmem_emap_kept()).
  *
  * Return: their number (a snapshot).
  */
@@ -179,7 +262,7 @@ unsigned int rmem_emap_degraded(const struct rmem_dev *dev)
 		/* pairs with the release in rmem_emap_publish(): @rep next */
 		if (!rmem_emap_has_memory(smp_load_acquire(&m->state[e])))
 			continue;
-		n += hweight_long(rmem_emap_alive(dev, READ_ONCE(m->rep[e]))) <
+		n += hweight_long(rmem_emap_kept(dev, READ_ONCE(m->rep[e]))) <
 		     dev->cfg.replicas;
 	}
 	return n;
@@ -220,7 +303,8 @@ void rmem_emap_note_lost(struct rmem_dev *dev)
 	if (dev->cfg.replicas == 1 || READ_ONCE(dev->lost))
 		return;
 	for (i = 0; i < dev->nr_sess; i++)
-		if (READ_ONCE(dev->sessions[i]->state) == RMEM_DEV_STATE_DEAD)
+		if (READ_ONCE(dev->sessions[i]->state) == RMEM_DEV_STATE_DEAD &&
+		    !READ_ONCE(dev->sessions[i]->removed))
 			break;
 	if (i == dev->nr_sess || !rmem_emap_lost(dev))
 		return;
@@ -456,8 +540,14 @@ int rmem_emap_legs(struct rmem_dev *dev, unsigned int qi, struct request *rq,
 	/* they missed it: stale once it settles (rmem_req_settle()) */
 	cmd->skipped = cur & ~live;
 	n = 0;
-	for_each_set_bit(k, &live, RMEM_MAX_REPLICAS)
+	for_each_set_bit(k, &live, RMEM_MAX_REPLICAS) {
+		/* the PDU has legs for cfg.replicas: never more current */
+		if (WARN_ON_ONCE(n == dev->cfg.replicas)) {
+			cmd->skipped |= BIT(k);
+			continue;
+		}
 		rmem_emap_leg(dev, cmd, n++, r, k, qi);
+	}
 	cmd->nr_legs = n;
 	return n;
 }

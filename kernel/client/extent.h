@@ -61,6 +61,20 @@ static inline u32 rmem_rep_set(u32 r, unsigned int k, unsigned int sess,
 	return r;
 }
 
+/* @r without replica @k: the later ones move down a place. */
+static inline u32 rmem_rep_del(u32 r, unsigned int k)
+{
+	unsigned int n = rmem_rep_n(r), i;
+	u32 out = 0;
+
+	for (i = 0; i < n; i++)
+		if (i != k)
+			out = rmem_rep_set(out, rmem_rep_n(out),
+					   rmem_rep_sess(r, i),
+					   r & BIT(RMEM_REP_STALE_SHIFT + i));
+	return out;
+}
+
 /* An extent's state (&rmem_emap.state): extent.c says what each means. */
 enum {
 	RMEM_EXTENT_UNWRITTEN,
@@ -88,6 +102,9 @@ struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried);
 int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
 		       struct rmem_sess *sess);
 unsigned long rmem_emap_alive(const struct rmem_dev *dev, u32 r);
+unsigned long rmem_emap_draining(const struct rmem_dev *dev, u32 r);
+unsigned long rmem_emap_kept(const struct rmem_dev *dev, u32 r);
+unsigned long rmem_emap_kept_live(const struct rmem_dev *dev, u32 r);
 int rmem_emap_resync(struct rmem_emap *m);
 unsigned long rmem_emap_resync_hold(struct rmem_emap *m);
 void rmem_emap_resync_stop(struct rmem_emap *m);

@@ -130,7 +130,7 @@ bool rmem_emap_busy(struct rmem_emap *m, unsigned int e, bool writes)
 
 /*
  * Where a new extent goes: power of two choices among the live sessions
- * not in @tried whose server had room for an extent at its last report
+ * not in @tried nor draining whose server had room for an extent at its last report
  * (or has not reported): two picked at random, the one with more free
  * memory.  With none such, among the live ones not tried whatever they
  * reported (a report may be stale: the server's answer decides).
@@ -148,6 +148,7 @@ struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried)
 			struct rmem_sess *sess = dev->sessions[i];
 
 			if (!(tried & BIT(i)) && rmem_sess_ext_ready(sess) &&
+			    !READ_ONCE(sess->draining) &&
 			    (!any_room || READ_ONCE(sess->server_free) >=
 					  (1ULL << m->shift)))
 				c[n++] = sess;
@@ -168,7 +169,7 @@ struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried)
 
 /*
  * Whether a session of the device not in @tried may take an extent later:
- * one that is not dead nor being deleted, but is not live now (or its
+ * one that is not dead nor being deleted nor draining, but is not live now (or its
  * queue pair 0 is fenced until its teardown).
  */
 static bool rmem_emap_later(struct rmem_emap *m, unsigned long tried)
@@ -179,7 +180,7 @@ static bool rmem_emap_later(struct rmem_emap *m, unsigned long tried)
 	for (i = 0; i < dev->nr_sess; i++) {
 		enum rmem_dev_state st = READ_ONCE(dev->sessions[i]->state);
 
-		if (tried & BIT(i))
+		if ((tried & BIT(i)) || READ_ONCE(dev->sessions[i]->draining))
 			continue;
 		if (st == RMEM_DEV_STATE_RECONNECTING ||
 		    st == RMEM_DEV_STATE_CONNECTING ||
@@ -245,7 +246,11 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 			sess = dev->sessions[m->pend_sess];
 			switch (READ_ONCE(sess->state)) {
 			case RMEM_DEV_STATE_LIVE:
-				break;
+				/* draining: its memory goes with LEAVE */
+				if (!READ_ONCE(sess->draining))
+					break;
+				m->pend_e = m->nr;
+				continue;
 			case RMEM_DEV_STATE_DEAD:
 				m->pend_e = m->nr;
 				continue;

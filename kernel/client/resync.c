@@ -58,6 +58,7 @@ struct rmem_resync_plan {
 	unsigned int dst;
 	struct rmem_sess *tsess;
 	bool fresh;
+	bool drop;
 };
 
 static struct rmem_sess *rmem_rep_sess_of(struct rmem_dev *dev, u32 r,
@@ -73,26 +74,35 @@ static bool rmem_resync_source_ok(struct rmem_sess *sess)
 }
 
 /*
- * How an extent with replicas @r can be made whole now.  Return: false
- * if it is whole, or cannot be yet (no current replica on a live server
- * to copy from; no target; a stale replica whose server is reconnecting,
- * which is waited for rather than replaced).
+ * How an extent with replicas @r can be made whole now, or lose its
+ * replicas on draining servers (@p->drop) once it is whole without them.
+ * Return: false if it is whole with none there, or cannot be made whole
+ * yet (no current replica on a live server to copy from; no target; a
+ * stale replica whose server is reconnecting, which is waited for rather
+ * than replaced).
  */
 static bool rmem_resync_plan(struct rmem_emap *m, u32 r,
 			     struct rmem_resync_plan *p)
 {
 	struct rmem_dev *dev = m->dev;
 	unsigned long cur = rmem_rep_current(r), used = 0;
+	unsigned long drain = rmem_emap_draining(dev, r);
 	unsigned int n = rmem_rep_n(r), k;
 	bool src = false, wait = false;
 
-	if (hweight_long(rmem_emap_alive(dev, r)) >= dev->cfg.replicas)
-		return false;
+	p->drop = false;
+	if (hweight_long(rmem_emap_kept(dev, r)) >= dev->cfg.replicas) {
+		/* a draining copy goes once the kept ones all take I/O */
+		p->drop = drain && hweight_long(rmem_emap_kept_live(dev, r)) >=
+				   dev->cfg.replicas;
+		return p->drop;
+	}
+	/* a source: one on a server that stays, if there is one */
 	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS) {
-		if (rmem_resync_source_ok(rmem_rep_sess_of(dev, r, k))) {
+		if (rmem_resync_source_ok(rmem_rep_sess_of(dev, r, k)) &&
+		    (!src || (drain & BIT(p->src)))) {
 			p->src = k;
 			src = true;
-			break;
 		}
 	}
 	if (!src)
@@ -102,7 +112,7 @@ static bool rmem_resync_plan(struct rmem_emap *m, u32 r,
 		struct rmem_sess *sess = rmem_rep_sess_of(dev, r, k);
 
 		used |= BIT(sess->index);
-		if (cur & BIT(k))
+		if ((cur | drain) & BIT(k))
 			continue;
 		if (rmem_sess_ext_ready(sess)) {
 			p->dst = k;
@@ -115,12 +125,18 @@ static bool rmem_resync_plan(struct rmem_emap *m, u32 r,
 	}
 	if (wait)
 		return false;
-	/* memory on another server: a new replica, or a dead one's place */
+	/*
+	 * memory on another server: a new replica, or in the place of a
+	 * dead one, or of one on a draining server (not the source: the
+	 * writes issued before have ended, and a read does not name a
+	 * replica by its place)
+	 */
 	p->dst = n;
 	if (n == RMEM_MAX_REPLICAS) {
 		for (k = 0; k < n; k++)
 			if (READ_ONCE(rmem_rep_sess_of(dev, r, k)->state) ==
-			    RMEM_DEV_STATE_DEAD)
+			    RMEM_DEV_STATE_DEAD ||
+			    ((drain & BIT(k)) && k != p->src))
 				break;
 		if (k == n)
 			return false;
@@ -295,6 +311,24 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 		rmem_resync_unlock(m, e);
 		return 0;
 	}
+	/*
+	 * Whole without its replicas on draining servers: they go from the
+	 * word (their memory goes with the session: LEAVE).  No write is in
+	 * flight on it (one that marks a replica stale names it by place).
+	 */
+	if (p.drop) {
+		unsigned long drain = rmem_emap_draining(dev, r);
+		unsigned int k;
+
+		old = r;
+		for (k = rmem_rep_n(r); k-- > 0; )
+			if (drain & BIT(k))
+				r = rmem_rep_del(r, k);
+		/* (nothing marks a syncing extent: never fails) */
+		WARN_ON_ONCE(cmpxchg(&m->rep[e], old, r) != old);
+		rmem_resync_unlock(m, e);
+		return 0;
+	}
 	if (p.fresh) {
 		ret = rmem_emap_alloc_on(m, e, p.tsess);
 		if (ret) {
@@ -384,6 +418,33 @@ static int rmem_resync_free_pending(struct rmem_emap *m,
 }
 
 /*
+ * Nothing more can move now: a draining session that no extent names any
+ * more, with no FREE pending there, is drained, and the drain work
+ * removes it.
+ */
+static void rmem_resync_drained(struct rmem_emap *m)
+{
+	struct rmem_dev *dev = m->dev;
+	unsigned int i;
+
+	if (!READ_ONCE(dev->draining))
+		return;
+	for (i = 0; i < dev->nr_sess; i++) {
+		struct rmem_sess *sess = dev->sessions[i];
+
+		if (!READ_ONCE(sess->draining) || READ_ONCE(sess->drained) ||
+		    (m->pend_e != m->nr && m->pend_sess == i) ||
+		    !bitmap_empty(sess->pend_free, m->nr) ||
+		    rmem_emap_refs(dev, sess))
+			continue;
+		pr_info("%s: server %pISpc drained: no extent has a copy there\n",
+			dev->name, &sess->peer);
+		WRITE_ONCE(sess->drained, true);
+		queue_work(rmem_wq, &dev->drain_work);
+	}
+}
+
+/*
  * A refusal (1) or a connection error (4): the run may hold.  Return:
  * -EAGAIN if it holds, else 0.
  */
@@ -449,7 +510,8 @@ int rmem_emap_resync(struct rmem_emap *m)
 	unsigned int e;
 	int ret;
 
-	if (dev->cfg.replicas == 1)
+	/* with one replica, only a drain moves extents */
+	if (dev->cfg.replicas == 1 && !READ_ONCE(dev->draining))
 		return -ENOENT;
 	if (m->sync_e == m->nr) {
 		if (m->sync_holding) {
@@ -468,8 +530,10 @@ int rmem_emap_resync(struct rmem_emap *m)
 	}
 	if (m->sync_e == m->nr || !m->sync_rep) {
 		ret = rmem_resync_start(m, &bad);
-		if (ret == -ENOENT)
+		if (ret == -ENOENT) {
 			rmem_resync_end(m);
+			rmem_resync_drained(m);
+		}
 		/* a target refused: another extent, unless the run holds */
 		if (ret == -EAGAIN)
 			return rmem_resync_strike(m, 1);
@@ -495,12 +559,21 @@ int rmem_emap_resync(struct rmem_emap *m)
 		u32 r = rmem_rep_set(m->sync_rep, m->sync_dst,
 				     rmem_rep_sess(m->sync_rep, m->sync_dst),
 				     false);
+		bool whole = hweight_long(rmem_emap_kept(dev, r)) >=
+			     dev->cfg.replicas;
 
+		/*
+		 * whole on servers that take I/O: the replicas on draining
+		 * servers serve no more of it (one drain at a time, so never
+		 * more current replicas than cfg.replicas either way)
+		 */
+		if (hweight_long(rmem_emap_kept_live(dev, r)) >=
+		    dev->cfg.replicas)
+			r |= rmem_emap_draining(dev, r) << RMEM_REP_STALE_SHIFT;
 		/* (nothing marks a syncing extent: never fails) */
 		/* an extent made whole, not a replica copied */
 		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep &&
-		    hweight_long(rmem_emap_alive(dev, r)) >=
-		    dev->cfg.replicas) {
+		    whole) {
 			m->sync_strikes = 0;
 			WRITE_ONCE(m->resync_done, m->resync_done + 1);
 		}

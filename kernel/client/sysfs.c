@@ -20,10 +20,12 @@ static ssize_t peer_show(struct device *d, struct device_attribute *attr,
 	unsigned int i;
 	int len = 0;
 
-	/* its servers, space separated */
-	for (i = 0; i < dev->cfg.nr_peers; i++)
-		len += sysfs_emit_at(buf, len, "%s%pISpc", i ? " " : "",
-				     &dev->cfg.peers[i]);
+	/* its servers, space separated (not one drained and removed) */
+	for (i = 0; i < dev->nr_sess; i++)
+		if (!READ_ONCE(dev->sessions[i]->removed))
+			len += sysfs_emit_at(buf, len, "%s%pISpc",
+					     len ? " " : "",
+					     &dev->sessions[i]->peer);
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(peer);

@@ -20,16 +20,13 @@
 #     exits, its swap is freed and discarded cluster by cluster (1 MiB,
 #     an extent each), and the extents go back to the server.
 #
-# B runs on every kernel: it writes and checks every page, under
-# pressure and a reconnect.  A and C run only when asked
-# (RMEM_SWAP_PHASES=ABC), and then on the run's newest kernel only (make
-# check's first; the debug kernel; any kernel a run has alone), to keep
-# the suite near its hour: A since 2026-12-02 (it took 210 to 230 s; C
-# with A's two passes, measured instead, took 225 s rather than 81); C
-# since rmem 0.17.1, as tests-once/034-swap-replicas.sh swaps with
-# discard on a thin device too, with replicas over three servers and one
-# of them lost.  What only A does, rewriting pages whose swap slots hold
-# data, and C's single server, are then left to a run that asks.
+# C runs on the run's newest kernel only (make check's first; the debug
+# kernel; any kernel a run has alone): B too writes and checks every page,
+# under pressure and a reconnect, on every kernel.  A runs only when asked
+# (RMEM_SWAP_PHASES=ABC): since 2026-12-02, to keep the suite near its
+# hour (A took 210 to 230 s; C with A's two passes, measured instead, took
+# 225 s rather than 81).  What only A does, rewriting pages whose swap
+# slots hold data, is then left to a run that asks for it.
 #
 # Throughout: no hung task, no page allocation failure, no OOM kill, no
 # I/O error in the client's kernel log (besides the lab's BUG/WARNING scan).
@@ -92,8 +89,8 @@ if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
 	CG=/sys/fs/cgroup/swaptest
 	TRIM="while sleep 2; do for c in kmalloc-8k skbuff_head_cache skbuff_small_head; do [ -e /sys/kernel/slab/\$c/shrink ] && echo 1 > /sys/kernel/slab/\$c/shrink; done; done"
 fi
-# phases to run (A, B, C; B by default: see above)
-PHASES=${RMEM_SWAP_PHASES:-B}
+# phases to run (A, B, C; B and C by default: see above)
+PHASES=${RMEM_SWAP_PHASES:-BC}
 # RUNIN: the prefix that puts the shell running the workload into the
 # cgroup, if any ("echo 0" moves the writer itself)
 RUNIN=${CG:+echo 0 > $CG/cgroup.procs && }

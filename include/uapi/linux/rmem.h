@@ -86,6 +86,13 @@ enum rmem_dev_state {
  *	(RMEM_A_DEV_RESYNCING 1, RESYNC_DONE 0), got a tenth further
  *	(RESYNCING 1), or ended (RESYNCING 0: none can be made whole now);
  *	rmem 0.17.0
+ * @RMEM_CMD_DEV_PEER_DEL: drain one server (the RMEM_A_DEV_PEER nest;
+ *	without its port, the device's one server at that address) out of
+ *	a running device (RMEM_A_DEV_NAME): its extents move to the other
+ *	servers, then the device disconnects from it.  The answer comes
+ *	once the drain started; RMEM_A_PEER_DRAINING says it goes on, and
+ *	the server leaves the device's peers when it is done; rmem 0.18.0
+ *	(admin)
  * @__RMEM_CMD_MAX: internal, one past the highest command
  * @RMEM_CMD_MAX: highest command
  */
@@ -105,6 +112,7 @@ enum rmem_cmd {
 	RMEM_CMD_DEV_STATS_RESET,
 	RMEM_CMD_DEV_NOSPC_NTF,
 	RMEM_CMD_DEV_RESYNC_NTF,
+	RMEM_CMD_DEV_PEER_DEL,
 
 	__RMEM_CMD_MAX,
 	RMEM_CMD_MAX = __RMEM_CMD_MAX - 1
@@ -400,6 +408,8 @@ enum rmem_a_dev {
  * @RMEM_A_PEER_RECONNECTS: u32 (replies): connections to this server
  *	re-established since the attach
  * @RMEM_A_PEER_PAD: padding for 64-bit attributes
+ * @RMEM_A_PEER_DRAINING: flag (replies): the server is being drained
+ *	(RMEM_CMD_DEV_PEER_DEL); rmem 0.18.0
  * @__RMEM_A_PEER_MAX: internal, one past the highest peer attribute
  * @RMEM_A_PEER_MAX: highest peer attribute
  */
@@ -414,6 +424,7 @@ enum rmem_a_peer {
 	RMEM_A_PEER_SERVER_NAME,
 	RMEM_A_PEER_RECONNECTS,
 	RMEM_A_PEER_PAD,
+	RMEM_A_PEER_DRAINING,
 
 	__RMEM_A_PEER_MAX,
 	RMEM_A_PEER_MAX = __RMEM_A_PEER_MAX - 1
