@@ -867,23 +867,35 @@ static int dev_add(struct rmemctl *ctl)
 	return 0;
 }
 
+/*
+ * The DEV argument of a command (rmemN or /dev/rmemN) into *@name.
+ * Return: 0, 1 after printing the usage (DEV was "help"), or -1 after
+ * saying what is wrong.
+ */
+int dev_arg_name(struct rmemctl *ctl, const char **name)
+{
+	*name = arg_next(ctl);
+	if (!*name)
+		return arg_missing("device name", dev_usage);
+	if (arg_is_help(*name)) {
+		dev_usage(stdout);
+		return 1;
+	}
+	*name = dev_basename(*name);
+	return arg_check_name("device name", *name, RMEM_NAME_MAX) < 0 ? -1 : 0;
+}
+
 /* dev del DEV [force] */
 static int dev_del(struct rmemctl *ctl)
 {
-	const char *name = arg_next(ctl), *word;
+	const char *name, *word;
 	bool force = false;
 	struct nlattr *nest;
 	struct nl *nl;
+	int ret = dev_arg_name(ctl, &name);
 
-	if (!name)
-		return arg_missing("device name", dev_usage);
-	if (arg_is_help(name)) {
-		dev_usage(stdout);
-		return 0;
-	}
-	name = dev_basename(name);
-	if (arg_check_name("device name", name, RMEM_NAME_MAX) < 0)
-		return -1;
+	if (ret)
+		return ret < 0 ? -1 : 0;
 	while ((word = arg_next(ctl))) {
 		if (strcmp(word, "force"))
 			return arg_unknown(word, dev_usage);

@@ -138,21 +138,15 @@ static int drain_wait(struct nl *nl, const char *name, const char *what,
 /* dev set DEV peer del ADDR[:PORT] [nowait] */
 int dev_set(struct rmemctl *ctl)
 {
-	const char *name = arg_next(ctl), *word, *val = NULL;
+	const char *name, *word, *val = NULL;
 	struct inet_addr addr;
 	bool nowait = false, any_port;
 	struct nlattr *nest, *pn;
 	struct nl *nl;
+	int ret = dev_arg_name(ctl, &name);
 
-	if (!name)
-		return arg_missing("device name", dev_usage);
-	if (arg_is_help(name)) {
-		dev_usage(stdout);
-		return 0;
-	}
-	name = dev_basename(name);
-	if (arg_check_name("device name", name, RMEM_NAME_MAX) < 0)
-		return -1;
+	if (ret)
+		return ret < 0 ? -1 : 0;
 	word = arg_next(ctl);
 	if (!word)
 		return arg_missing("what to set (peer)", dev_usage);

@@ -96,6 +96,7 @@ struct nlattr *dev_msg(struct nl *nl, uint8_t cmd, const char *name);
 const struct nlattr *dev_nest(const struct nlmsghdr *nlh);
 extern const enum mnl_attr_data_type dev_peer_policy[RMEM_A_PEER_MAX + 1];
 int dev_set(struct rmemctl *ctl);
+int dev_arg_name(struct rmemctl *ctl, const char **name);
 
 /* Objects. */
 int cmd_server(struct rmemctl *ctl);
