@@ -29,6 +29,14 @@
 # needs longer says so in a header line "# rmem-timeout: SECONDS" (the
 # larger of the two applies; on the debug kernel, three times the header).
 #
+# A test whose header has a line "# rmem-kernels: newest" (with its
+# reason) runs in the newest kernel's group only when a run has several:
+# the older kernels' groups leave it out and say so ("# kernel K: left
+# out: ..."), neither run nor counted.  It is for tests of what rmem does
+# the same on every kernel (its wire protocol, a peer's misbehaviour, md
+# over rmem) and whose kernel-facing paths other tests cover on each
+# kernel: the suite has to finish within CI's limit on a slow machine.
+#
 # A test that failed while QEMU corrupted one of its VMs (the lab prints
 # "EMULATOR FAULT": a register dump whose saved EFLAGS has reserved bits
 # set, or a user-space general protection fault on an instruction that
@@ -179,8 +187,25 @@ fi
 mapfile -t per_kernel < <(select_tests "${per_kernel[@]}")
 [ ${#kernels[@]} -gt 0 ] || { echo "run.sh: no lab kernel (make deps installs them)" >&2; exit 1; }
 
+# kernel_tests RELEASE run|left: the per-kernel tests a kernel's group
+# runs, or the names of those it leaves out (rmem-kernels: newest)
+kernel_tests()
+{
+	local t
+	for t in "${per_kernel[@]}"; do
+		if [ "$1" != "${kernels[0]}" ] &&
+		   grep -q '^# rmem-kernels: newest' "$t"; then
+			[ "$2" = run ] || basename "$t" .sh
+		else
+			[ "$2" = left ] || echo "$t"
+		fi
+	done
+}
+
 groups=0
-[ ${#per_kernel[@]} -eq 0 ] || groups=${#kernels[@]}
+for k in "${kernels[@]}"; do
+	[ -z "$(kernel_tests "$k" run)" ] || groups=$((groups + 1))
+done
 [ ${#once[@]} -eq 0 ] || groups=$((groups + 1))
 echo "KTAP version 1"
 echo "1..$groups"
@@ -190,12 +215,17 @@ trap 'rm -f "$recap"' EXIT
 start=$SECONDS
 if [ ${#per_kernel[@]} -gt 0 ]; then
 	for k in "${kernels[@]}"; do
+		mapfile -t these < <(kernel_tests "$k" run)
+		mapfile -t left < <(kernel_tests "$k" left)
+		[ ${#left[@]} -eq 0 ] ||
+			echo "# kernel $k: left out (rmem-kernels: newest, run on ${kernels[0]}): ${left[*]}"
+		[ ${#these[@]} -gt 0 ] || continue
 		g=$((g + 1))
-		echo "# kernel $k: ${#per_kernel[@]} tests"
+		echo "# kernel $k: ${#these[@]} tests"
 		# LAB_KERNELS: the run's kernels, newest first; LAB_NEWEST:
 		# the first (a test that does part of its work on the newest
 		# only compares it with its LAB_KVER)
-		if LAB_KERNEL=$k LAB_KERNELS="${kernels[*]}" LAB_NEWEST=${kernels[0]} run_group "    " "$k" "${per_kernel[@]}"; then
+		if LAB_KERNEL=$k LAB_KERNELS="${kernels[*]}" LAB_NEWEST=${kernels[0]} run_group "    " "$k" "${these[@]}"; then
 			echo "ok $g $k"
 		else
 			echo "not ok $g $k"

@@ -125,16 +125,11 @@ unsigned int rmem_emap_held_by(const struct rmem_dev *dev,
 	unsigned int e, n = 0;
 
 	for (e = 0; e < m->nr; e++) {
-		unsigned int k;
-		u32 r;
-
 		/* pairs with the release in rmem_emap_publish(): @rep next */
 		if (!rmem_emap_has_memory(smp_load_acquire(&m->state[e])))
 			continue;
-		r = READ_ONCE(m->rep[e]);
 		/* stale replicas too: the server holds their memory */
-		for (k = 0; k < rmem_rep_n(r); k++)
-			n += rmem_rep_sess(r, k) == sess->index;
+		n += rmem_rep_has(READ_ONCE(m->rep[e]), sess->index);
 	}
 	return n;
 }
@@ -228,17 +223,14 @@ unsigned long rmem_emap_kept_live(const struct rmem_dev *dev, u32 r)
 bool rmem_emap_refs(const struct rmem_dev *dev, const struct rmem_sess *sess)
 {
 	const struct rmem_emap *m = dev->emap;
-	unsigned int e, k;
-	u32 r;
+	unsigned int e;
 
 	for (e = 0; e < m->nr; e++) {
 		/* pairs with the release in rmem_emap_publish(): @rep next */
 		if (smp_load_acquire(&m->state[e]) == RMEM_EXTENT_UNWRITTEN)
 			continue;
-		r = READ_ONCE(m->rep[e]);
-		for (k = 0; k < rmem_rep_n(r); k++)
-			if (rmem_rep_sess(r, k) == sess->index)
-				return true;
+		if (rmem_rep_has(READ_ONCE(m->rep[e]), sess->index))
+			return true;
 	}
 	return false;
 }

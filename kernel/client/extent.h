@@ -44,6 +44,17 @@ static inline u32 rmem_rep_add(u32 r, unsigned int sess)
 	       (n + 1) << RMEM_REP_N_SHIFT;
 }
 
+/* Whether a replica of @r (stale or current) is on session @sess. */
+static inline bool rmem_rep_has(u32 r, unsigned int sess)
+{
+	unsigned int k;
+
+	for (k = 0; k < rmem_rep_n(r); k++)
+		if (rmem_rep_sess(r, k) == sess)
+			return true;
+	return false;
+}
+
 /* @r with replica @k on session @sess, stale or current. */
 static inline u32 rmem_rep_set(u32 r, unsigned int k, unsigned int sess,
 			       bool stale)

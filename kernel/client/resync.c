@@ -380,12 +380,11 @@ static int rmem_resync_free_pending(struct rmem_emap *m,
 				    struct rmem_sess **bad)
 {
 	struct rmem_dev *dev = m->dev;
-	unsigned int i, k, e;
+	unsigned int i, e;
 	int ret;
 
 	for (i = 0; i < dev->nr_sess; i++) {
 		struct rmem_sess *sess = dev->sessions[i];
-		u32 r;
 
 		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
 			bitmap_zero(sess->pend_free, m->nr);
@@ -396,15 +395,10 @@ static int rmem_resync_free_pending(struct rmem_emap *m,
 		for_each_set_bit(e, sess->pend_free, m->nr) {
 			/* pairs with the release in rmem_emap_publish() */
 			if (smp_load_acquire(&m->state[e]) !=
-			    RMEM_EXTENT_UNWRITTEN) {
-				r = READ_ONCE(m->rep[e]);
-				for (k = 0; k < rmem_rep_n(r); k++)
-					if (rmem_rep_sess(r, k) == sess->index)
-						break;
-				if (k < rmem_rep_n(r)) {
-					__clear_bit(e, sess->pend_free);
-					continue;
-				}
+			    RMEM_EXTENT_UNWRITTEN &&
+			    rmem_rep_has(READ_ONCE(m->rep[e]), sess->index)) {
+				__clear_bit(e, sess->pend_free);
+				continue;
 			}
 			ret = rmem_sess_ext_op(sess, RMEM_WIRE_EXTENT_FREE, e);
 			if (ret && ret != -EREMOTEIO) {

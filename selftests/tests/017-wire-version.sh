@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-kernels: newest (run.sh): rmem's handshake versions, the same code
+# on every kernel (no compat path); attach and I/O run on each kernel
+# elsewhere
 # Wire protocol versions: the kernel speaks 3 and 4.
 #  - A client and a server with no version in common fail fast with a
 #    clear error, not a hang: the kernel server refuses version-2 and

@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-kernels: newest (run.sh): 024-swap's phase B drops the link and
+# reconnects under load on every kernel; the fault matrix here runs on the
+# newest
 # Failure detection and reconnect (two VMs; faults injected on the wire):
 #
 #  A. the server's link drops for 3 s while fio writes and verifies: the

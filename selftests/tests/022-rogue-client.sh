@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-kernels: newest (run.sh): rmem's checks of remote input and the
+# NIC's key checks; no compat path in them
 # A rogue RDMA client (selftests/rogue/, built as selftests/bin/rmem_rogue)
 # attacks the kernel server while a kernel client uses it: malformed connect
 # requests (each must be rejected with the right status, never accepted),

@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-kernels: newest (run.sh): md RAID1 over two rmem devices, a recipe;
+# rmem's part (a leg's power loss, a dead device) is the same on every
+# kernel
 # A mirrored RAM disk across two memory servers with the kernel's md
 # RAID1 (Documentation/swap.rst has the recipe; two VMs: one leg on the
 # server VM, the other on a server in the client VM itself):

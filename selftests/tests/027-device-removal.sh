@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-kernels: newest (run.sh): the RDMA core's removal contract
+# (ib_client remove, RDMA_CM_EVENT_DEVICE_REMOVAL) is the same from 6.1 to
+# 6.12 and rmem has no compat path in it
 # rmem-timeout: 900
 #
 # The RDMA device goes away under I/O (rdma link del: the same removal a
