@@ -6,11 +6,12 @@
 #   make tests      build the C selftests (needs make deps)
 #   make deps       install what is missing (Debian 12 packages)
 #   make check      deps + build + boot the lab + run every selftest
+#   make check-long the same with the long tests (rmem-suite: long) too
 #   make check-debug the same on a KASAN/lockdep/kmemleak kernel built from
 #                   linux-source-6.12 (DEBUG_KERNEL=6.1: 6.1; cached), plus
 #                   the fault-injection tests
 #   make demo       the main job step by step in the two-host lab
-#   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both|scale|offpath)
+#   make bench      rmem vs nvme-rdma vs brd vs raw verbs (TOPO=one|two|both|scale|offpath|multi)
 #   make bench-swap swap on rmem vs nvme-rdma vs zram vs brd under pressure
 #   make lab-shell  boot the lab and get a shell in a VM
 #   make lint       checkpatch --strict, kernel-doc and sparse on kernel code
@@ -47,7 +48,7 @@ RMEMCTL_HDRS := $(wildcard user/*.h) include/uapi/linux/rmem.h VERSION
 KERNEL_SRCS := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/*/*.c kernel/*/*.h)) \
 	include/uapi/linux/rmem.h
 
-.PHONY: all module tool tests deps check check-debug debug-kernel debug-module bench-swap demo bench lab-shell lint checkpatch kernel-doc sparse \
+.PHONY: all module tool tests deps check check-long check-debug debug-kernel debug-module bench-swap demo bench lab-shell lint checkpatch kernel-doc sparse \
 	install clean print-kdir print-kver print-version check-kdir check-spec
 
 # what a host needs: the module and the tool (the tests come with make check)
@@ -77,6 +78,10 @@ check: deps
 	test -n "$$k" || { echo "no lab kernel$(if $(LAB_KERNELS), matches '$(LAB_KERNELS)'): make deps installs them" >&2; exit 1; }; \
 	$(MAKE) tool tests module KDIRS="$$(for r in $$k; do printf '%s ' $$(scripts/kernels.sh kdir $$r); done)" && \
 	LAB_KERNELS="$$k" selftests/run.sh $(T)
+
+# make check and the tests left out of it for time (rmem-suite: long)
+check-long:
+	$(MAKE) check RMEM_SUITE=long
 
 # The debug lane: a KASAN/lockdep kernel built from linux-source-$(DEBUG_KERNEL)
 # (6.12 or 6.1), rmem.ko for it in build/<its release>/ like any other.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [one|two|both|smoke|scale|offpath]: rmem against NVMe-oF RDMA and a local RAM
+# bench.sh [one|two|both|smoke|scale|offpath|multi]: rmem against NVMe-oF RDMA and a local RAM
 # disk, in one lab boot per topology, over the same Soft-RoCE link:
 #
 #   rmem            /dev/rmem0, default settings (interrupt-driven queues)
@@ -100,7 +100,9 @@ fio_record()
 	local base=$OUT/$topo-$target-$job work=
 	local cmd="fio --name=$job --filename=$dev --direct=1 $engine --size=$((SIZE_MB / 2))M --time_based --runtime=$RUNTIME --ramp_time=1 --group_reporting --lat_percentiles=1 --percentile_list=50:99:99.9 --output-format=json $(fio_args "$job")"
 
-	if [ "$target" = brd ]; then
+	# BENCH_NOWORK: no work counters (brd; the multi-server layouts,
+	# whose servers are not $S)
+	if [ "$target" = brd ] || [ -n "${BENCH_NOWORK:-}" ]; then
 		lab_exec -t $((RUNTIME * 3 + 120)) "$vm" "$cmd" > "$base.json" ||
 			{ say "$target $job: fio failed"; return 1; }
 	else
@@ -449,8 +451,69 @@ bench_offpath()
 	lab_teardown
 }
 
+# multi (make bench TOPO=multi): one device over several servers, in the
+# three-server topology (three server VMs, one client, each server on its
+# own wire): striping over two servers against one, 4 KiB random read
+# QD32 (IOPS) and 1 MiB sequential read (bandwidth); and what replicas 2
+# cost writes against replicas 1 over the same two servers (2servers),
+# 4 KiB random write QD32 and 1 MiB sequential write.  Every device is thin with
+# MULTI_EXTENT extents and written whole first, so reads hit memory and
+# the placement is done.  Three layouts:
+#   1server      peer s1
+#   2servers     peer s1 peer s2 (extents spread by placement)
+#   2servers-r2  peer s1 peer s2 replicas 2 (every write to both)
+# MULTI_TRIES runs of each job, alternating; the best counts.
+MULTI_EXTENT=${MULTI_EXTENT:-4M}
+MULTI_TRIES=${MULTI_TRIES:-2}
+bench_multi()
+{
+	local i v p1 p2 layout job n
+	local -A args
+	say "multi: booting three server VMs and a client"
+	: "${LAB_MEM_CLIENT:=1024}"
+	LAB_MEM_SERVER1=${LAB_MEM_SERVER1:-1024} LAB_MEM_SERVER2=${LAB_MEM_SERVER2:-1024}
+	LAB_MEM_SERVER3=${LAB_MEM_SERVER3:-512}
+	export LAB_MEM_CLIENT LAB_MEM_SERVER1 LAB_MEM_SERVER2 LAB_MEM_SERVER3
+	lab_start three || return 1
+	C=$LAB_CLIENT
+	p1=${LAB_SERVER_ADDRS[0]}:7410 p2=${LAB_SERVER_ADDRS[1]}:7410
+	for v in "$C" "${LAB_SERVERS[0]}" "${LAB_SERVERS[1]}"; do
+		rmem_load "$v" || return 1
+	done
+	# room for a whole device on each, replicas 2 included
+	lab_exec -t 300 "${LAB_SERVERS[0]}" "$R server add name s1 listen $p1 size $((SIZE_MB + 64))M mr-size $MULTI_EXTENT > /dev/null" &&
+		lab_exec -t 300 "${LAB_SERVERS[1]}" "$R server add name s2 listen $p2 size $((SIZE_MB + 64))M mr-size $MULTI_EXTENT > /dev/null" ||
+		return 1
+	args=([1server]="peer $p1" [2servers]="peer $p1 peer $p2"
+	      [2servers-r2]="peer $p1 peer $p2 replicas 2")
+	for i in $(seq "$MULTI_TRIES"); do
+		for layout in 1server 2servers 2servers-r2; do
+			lab_exec -t 300 "$C" "$R dev add ${args[$layout]} size ${SIZE_MB}M extent $MULTI_EXTENT name rmem0 > /dev/null && dd if=/dev/zero of=/dev/rmem0 bs=1M count=$SIZE_MB oflag=direct status=none" ||
+				{ say "multi: $layout: attach or fill failed"; return 1; }
+			n=$(lab_exec "$C" "$R -j dev show rmem0 | python3 -c 'import json, sys; d = json.load(sys.stdin)[0]; print(" ".join(str(p.get("extents_held", 0)) for p in d["peers"]))'")
+			say "multi: $layout: extents held per server: $n"
+			case $layout in
+			1server) set -- iops-randread bw-read ;;
+			2servers) set -- iops-randread bw-read iops-randwrite bw-write ;;
+			*) set -- iops-randwrite bw-write ;;
+			esac
+			for job in "$@"; do
+				BENCH_NOWORK=1 fio_record multi "rmem-$layout" "$C" /dev/rmem0 "$job" ||
+					return 1
+			done
+			lab_exec -t 120 "$C" "$R dev del rmem0" || return 1
+		done
+	done
+	lab_teardown
+}
+
 if [ "$MODE" = smoke ]; then
 	bench_smoke
+	exit
+fi
+if [ "$MODE" = multi ]; then
+	bench_multi || say "multi failed"
+	python3 "$LAB_DIR/../bench_report.py" "$OUT"
 	exit
 fi
 if [ "$MODE" = offpath ]; then
@@ -475,5 +538,6 @@ if [ "$MODE" = both ]; then
 	export LAB_MEM_HOST
 	( bench_scale ) || say "scale failed"
 	( bench_offpath ) || say "offpath failed"
+	( bench_multi ) || say "multi failed"
 fi
 python3 "$LAB_DIR/../bench_report.py" "$OUT"

@@ -138,7 +138,7 @@ def scale_report():
     print_targets("scale")
 
 
-for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
+for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath", "multi"}):
     print(f"\n== topology {topo}")
     print(f"{'job':15} {'metric':8} {'rmem':>9} {'rmem-best':>9} {'nvme-rdma':>9} {'brd':>9}"
           f" {'raw':>9} {'best/nvme':>9} {'best/brd':>9} {'best/raw':>9} {'dflt/nvme':>9}")
@@ -290,6 +290,38 @@ def offpath_report():
 
 
 offpath_report()
+
+
+def multi_report():
+    """make bench's multi part: one device striped over two servers
+    against one, and replicas 2 against replicas 1 on writes (the best of
+    each layout's runs)."""
+    mr = [r for r in rows if r["topology"] == "multi"]
+    if not mr:
+        return
+    print("\n== one device over several servers (three-server topology, thin, "
+          "written whole first)")
+    best = {}
+    for r in mr:
+        k = (r["target"], r["job"])
+        best[k] = max(best.get(k, 0), r.get(metric(r["job"])) or 0)
+    pairs = (("iops-randread", "rmem-2servers", "rmem-1server", "striping: two servers / one"),
+             ("bw-read", "rmem-2servers", "rmem-1server", "striping: two servers / one"),
+             ("iops-randwrite", "rmem-2servers-r2", "rmem-2servers",
+              "replicas 2 / replicas 1 (writes)"),
+             ("bw-write", "rmem-2servers-r2", "rmem-2servers",
+              "replicas 2 / replicas 1 (writes)"))
+    unit = {"iops": "IOPS", "bw_MBps": "MB/s"}
+    for job, a, b, what in pairs:
+        x, y = best.get((a, job)), best.get((b, job))
+        r = ratio(x, y)
+        print(f"  {job:14} {what}: {a[5:]} {fmt(x, 1)} {unit[metric(job)]}, "
+              f"{b[5:]} {fmt(y, 1)}: ratio {r}")
+        out["ratios"].append({"topology": "multi", "job": job, "what": what,
+                              f"{a}/{b}": r})
+
+
+multi_report()
 json.dump(out, open(os.path.join(d, "results.json"), "w"), indent=1)
 with open(os.path.join(d, "results.csv"), "w", newline="") as fh:
     w = csv.writer(fh)
@@ -300,7 +332,7 @@ with open(os.path.join(d, "results.csv"), "w", newline="") as fh:
                                        "p99_us", "p999_us", "iops", "bw_MBps")])
 
 if shutil.which("gnuplot"):
-    for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath"}):
+    for topo in sorted({r["topology"] for r in rows} - {"scale", "offpath", "multi"}):
         with open(os.path.join(d, f"lat-{topo}.dat"), "w") as fh:
             for t in ("rmem", "rmem-poll", "nvme-rdma", "nvme-rdma-poll", "brd"):
                 r = get(topo, t, "lat-randread") or {}

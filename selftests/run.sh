@@ -29,6 +29,12 @@
 # needs longer says so in a header line "# rmem-timeout: SECONDS" (the
 # larger of the two applies; on the debug kernel, three times the header).
 #
+# A test whose header has a line "# rmem-suite: long" runs only when
+# RMEM_SUITE=long (make check-long) or when a PATTERN names it: make check
+# has to finish within CI's 90 minutes on a slow machine, and these are
+# the longest tests whose subjects others in make check also reach (each
+# says why in that line).  A run without them names them.
+#
 # A test whose header has a line "# rmem-kernels: newest" (with its
 # reason) runs in the newest kernel's group only when a run has several:
 # the older kernels' groups leave it out and say so ("# kernel K: left
@@ -53,6 +59,10 @@ TIMEOUT=${RMEM_TEST_TIMEOUT:-600}
 # fs-volume once double-faulted in rxe on both of two tries in one run)
 EMU_RERUNS=2
 
+# is_long SCRIPT: whether a test is in the long suite only (its header
+# has "# rmem-suite: long")
+is_long() { grep -q '^# rmem-suite: long' "$1"; }
+
 # select SCRIPT...: those of the scripts the command line's patterns pick
 select_tests()
 {
@@ -64,7 +74,7 @@ select_tests()
 			for p in "${PATTERNS[@]}"; do
 				case "$name" in *"$p"*) echo "$t"; break ;; esac
 			done
-		else
+		elif [ "${RMEM_SUITE:-}" = long ] || ! is_long "$t"; then
 			echo "$t"
 		fi
 	done
@@ -202,6 +212,13 @@ kernel_tests()
 	done
 }
 
+long=()
+if [ ${#PATTERNS[@]} -eq 0 ] && [ "${RMEM_SUITE:-}" != long ]; then
+	mapfile -t long < <(for t in tests/*.sh tests-once/*.sh; do
+		is_long "$t" && basename "$t" .sh
+	done)
+fi
+
 groups=0
 for k in "${kernels[@]}"; do
 	[ -z "$(kernel_tests "$k" run)" ] || groups=$((groups + 1))
@@ -209,6 +226,8 @@ done
 [ ${#once[@]} -eq 0 ] || groups=$((groups + 1))
 echo "KTAP version 1"
 echo "1..$groups"
+[ ${#long[@]} -eq 0 ] ||
+	echo "# not in this run (rmem-suite: long; make check-long runs them): ${long[*]}"
 pass=0 fail=0 skip=0 emu=0 g=0
 recap=$(mktemp) || exit 1
 trap 'rm -f "$recap"' EXIT

@@ -36,7 +36,7 @@ static bool rmem_drain_busy_one(struct request *rq, void *data)
 	struct rmem_drain_busy *b = data;
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 	unsigned int i, n = min_t(unsigned int, READ_ONCE(cmd->nr_legs),
-				  RMEM_MAX_REPLICAS);
+				  b->sess->dev->cfg.replicas);
 
 	/* on the map's list: not issued */
 	if (READ_ONCE(cmd->thin_wait))
@@ -71,10 +71,14 @@ static void rmem_drain_remove(struct rmem_sess *sess)
 	/*
 	 * No extent names it: only reads issued before its last replica
 	 * went may still be in flight there (30 s at most: the probe fails
-	 * a session that stops answering well before).
+	 * a session that stops answering well before).  dev del does not
+	 * wait for them here: it aborts the queues after it cancels this.
 	 */
-	for (t = 0; t < 1500 && rmem_drain_busy(sess); t++)
+	for (t = 0; t < 1500 && rmem_drain_busy(sess); t++) {
+		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DELETING)
+			return;
 		msleep(20);
+	}
 	/* in no device state from here: a dead session is not a loss */
 	WRITE_ONCE(sess->removed, true);
 	do {
@@ -187,9 +191,9 @@ static int rmem_drain_room(struct rmem_dev *dev, struct rmem_sess *sess,
 			continue;
 		live++;
 		f = READ_ONCE(o->server_free);
-		free = f == U64_MAX ? U64_MAX : min(free + f, U64_MAX - 1);
-		if (free == U64_MAX)
-			break;
+		/* a remote report: saturate, never wrap */
+		if (check_add_overflow(free, f, &free))
+			free = U64_MAX;
 	}
 	if (live < dev->cfg.replicas) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,

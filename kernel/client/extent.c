@@ -529,6 +529,21 @@ int rmem_emap_legs(struct rmem_dev *dev, unsigned int qi, struct request *rq,
 		cmd->nr_legs = 1;
 		return 1;
 	}
+	/*
+	 * More than the PDU has legs for: a drain's copy ended while a kept
+	 * replica was reconnecting, so the draining one stayed current
+	 * (rmem_resync_step()).  The draining ones miss this write: the
+	 * extent is whole without them.
+	 */
+	if (hweight_long(live) > dev->cfg.replicas) {
+		unsigned long drop = live & rmem_emap_draining(dev, r);
+
+		for_each_set_bit(k, &drop, RMEM_MAX_REPLICAS) {
+			if (hweight_long(live) <= dev->cfg.replicas)
+				break;
+			live &= ~BIT(k);
+		}
+	}
 	/* they missed it: stale once it settles (rmem_req_settle()) */
 	cmd->skipped = cur & ~live;
 	n = 0;

@@ -558,8 +558,10 @@ int rmem_emap_resync(struct rmem_emap *m)
 
 		/*
 		 * whole on servers that take I/O: the replicas on draining
-		 * servers serve no more of it (one drain at a time, so never
-		 * more current replicas than cfg.replicas either way)
+		 * servers serve no more of it.  Otherwise (a kept replica
+		 * reconnecting) they stay current beside the new one, one
+		 * more than cfg.replicas: a write then leaves them out
+		 * (rmem_emap_legs()) and they turn stale as it settles.
 		 */
 		if (hweight_long(rmem_emap_kept_live(dev, r)) >=
 		    dev->cfg.replicas)

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-suite: long (run.sh; make check-long): the lab's fault injection;
+# make check's fault tests fail if it does not work
 # The lab's fault injection, which later tests rely on: cutting the server's
 # link stops RDMA traffic, restoring it brings traffic back, and powering
 # the server VM off leaves the client running.  Once per machine

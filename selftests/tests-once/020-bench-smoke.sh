@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-suite: long (run.sh; make check-long): make bench's smoke guard
+# (602 s on the slow machine of 2 December); make bench measures the same
+# and more
 # The benchmark's regression guard (make bench's "smoke" subset): in one
 # VM, over the same Soft-RoCE link, fio 4 KiB random read at QD32 with one
 # job per vCPU against /dev/rmem0 and against NVMe-oF RDMA (nvmet-rdma

@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-suite: long (run.sh; make check-long): regressions of the issue 16
+# review (293 s); their code paths run in make check's attach, fault and
+# rogue tests
 # rmem-timeout: 1200
 #
 # One VM, regressions of the hardening review (issue 16):

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-suite: long (run.sh; make check-long): a timing of the server's
+# background zeroing; 014 checks the zeroing itself
 # rmem-timeout: 900
 #
 # Two VMs, issue 16 item 9: attach time does not depend on what earlier

@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-suite: long (run.sh; make check-long): replicas 1 over three server
+# VMs; 030 (striping, placement, a lost server's extents failing with EIO)
+# and 033 (three VMs, a power-off) cover it in make check
 # A thin device over three server VMs, replicas 1 (lab topology "three":
 # each server on its own wire to the client, so one server can be cut or
 # pulled while the others go on; Documentation/multi-server.rst):

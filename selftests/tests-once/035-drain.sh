@@ -6,7 +6,8 @@
 #    server, a server the device does not have, a device over one server,
 #    a second drain while one runs (held by fault_resync_hold), the same
 #    server again, too few servers left for the replicas, a server
-#    already drained;
+#    already drained, and (replicas 1) a drain the other servers lack
+#    room for, by their reports;
 #  - replicas 2 over three servers: s3's drain, held, is released while
 #    fio writes and verifies every extent in passes: s3 leaves the
 #    device, fio sees no error, nothing is degraded, s1 and s2 each hold
@@ -76,6 +77,20 @@ check "a thin device over the three, replicas 1" vm -t 60 "$H" \
 read -r n1 n2 n3 <<< "$(peers extents_held)"
 echo "# extents held: $n1 on s1, $n2 on s2, $n3 on s3"
 check "s2 holds some of the extents" test "${n2:-0}" -gt 0
+# no room: plain devices (their memory committed at attach) take all of
+# s1's and s3's free memory; once the client's reports show it, a drain
+# of s2 is refused
+FREE13="$R -j dev show rmem0 | python3 -c 'import json, sys; p = json.load(sys.stdin)[0][\"peers\"]; print(p[0].get(\"server_free\", 0) >> 20, p[2].get(\"server_free\", 0) >> 20)'"
+read -r f1 f3 <<< "$(vm "$H" "$FREE13")"
+echo "# free by the last reports: ${f1:-?} MiB on s1, ${f3:-?} MiB on s3"
+check "plain devices over s1 (${f1:-?} MiB) and s3 (${f3:-?} MiB)" vm -t 120 "$H" \
+	"$R dev add peer $P1 size ${f1:-0}M name rmem5 > /dev/null && $R dev add peer $P3 size ${f3:-0}M name rmem6 > /dev/null"
+check "the reports show s1 and s3 full within 10 s" vm -t 30 "$H" \
+	"for i in \$(seq 50); do set -- \$($FREE13); [ \"\$1 \$2\" = '0 0' ] && exit 0; sleep 0.2; done; echo \"# free: \$*\"; exit 1"
+expect_err "a drain of s2 with no room on s1 and s3 is refused" "lack room" "$H" \
+	"$R dev set rmem0 peer del $P2"
+expect_eq "nothing draining after the refusal" "False False False" json "$H" "$DRAINING" dev show rmem0
+check "the plain devices go" vm -t 60 "$H" "$R dev del rmem5 && $R dev del rmem6"
 vm "$H" "rm -f /tmp/rd.rc /tmp/rd.stop; (n=0; while [ ! -e /tmp/rd.stop ]; do dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/a || { echo bad > /tmp/rd.rc; exit; }; n=\$((n + 1)); done; echo ok \$n > /tmp/rd.rc) > /dev/null 2>&1 &"
 check "dev set rmem0 peer del s2 (no port) waits, reporting, until s2 is drained and removed" vm -t 330 "$H" \
 	"t0=\$(date +%s); $R dev set rmem0 peer del ${P2%:*} > /tmp/drain.out 2>&1; rc=\$?; tail -n 3 /tmp/drain.out | sed 's/^/# /'; echo \"# drained in \$((\$(date +%s) - t0)) s\"; [ \$rc = 0 ] && grep -q 'extents held there' /tmp/drain.out && grep -q 'drained and removed' /tmp/drain.out"
@@ -93,6 +108,7 @@ for v in 1 2 3; do
 	vmv=S$v
 	check "s$v has all its memory back" vm -t 90 "${!vmv}" "$(used0 s$v)"
 done
+check "client kernel log: no I/O error, hung task or allocation failure" swap_log_clean "$H"
 check "client unload" vm -t 60 "$H" "rmmod rmem"
 check "servers: server del, unload" eval \
 	"vm $S1 '$R server del s1 && rmmod rmem' && vm $S2 '$R server del s2 && rmmod rmem' && vm $S3 '$R server del s3 && rmmod rmem'"

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-suite: long (run.sh; make check-long): the lab's own two-VM wiring;
+# every two-VM test in make check stands on it
 # rmem-kernels: newest (run.sh): the lab's own two-VM wiring (perftest,
 # rping); every kernel's group boots two VMs in its other tests
 # Two-VM lab: server and client each with rxe0 on a virtio NIC, wired by a

@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-kernels: newest (run.sh): latency histograms, tracepoints, netem
+# and the allow list: no compat path; 013 and 024 attach across two VMs on
+# every kernel
 # Two VMs: the server VM exports RAM, the client VM attaches it as
 # /dev/rmem0 across the wire; a verified round trip, both sides' views,
 # latency histograms and tracepoints under a known delay (netem),

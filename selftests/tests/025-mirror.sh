@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-suite: long (run.sh; make check-long): md RAID1 over two rmem
+# devices, a recipe; 033's replicas are rmem's own answer, tested in make
+# check
 # rmem-kernels: newest (run.sh): md RAID1 over two rmem devices, a recipe;
 # rmem's part (a leg's power loss, a dead device) is the same on every
 # kernel

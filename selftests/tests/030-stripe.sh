@@ -1,5 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rmem-kernels: newest (run.sh): on the older kernels 019 (thin) and 024
+# (swap) run the extent code; 030 found 6.1 splitting write-zeroes without
+# regard to chunk_sectors, and a device over several servers has no write-
+# zeroes since
 # A thin device over three servers, replicas 1 (dev add peer A peer B
 # peer C ... extent SIZE: Documentation/multi-server.rst step 3).  The
 # three are three "server add" instances on one server VM, on three of its
