@@ -7,10 +7,12 @@
  * extent's redundancy (rmem_emap_kept()): the resync (resync.c) copies
  * each extent it holds onto another server, as it would a dead server's,
  * reading from a current copy (the draining one too: with replicas 1 it is
- * the only one).  When the copy makes the extent whole, its copy on the
- * draining server turns stale in the same update (no more reads or
- * writes go there), and once no write issued before is in flight the
- * extent's replica word drops it.  When no extent names the server and no
+ * the only one).  When the copy makes the extent whole on servers that
+ * take I/O, its copy on the draining server turns stale in the same
+ * update (no more reads or writes go there); if a kept server was
+ * reconnecting then, it stays current beside the new copy until the next
+ * write leaves it out (rmem_emap_legs()).  Once no write issued before is
+ * in flight the extent's replica word drops it.  When no extent names the server and no
  * FREE is pending there, the extent worker marks it drained and the
  * drain work below removes it: it waits for reads still in flight there,
  * disconnects, and sends LEAVE, so the server frees the session's memory
@@ -72,7 +74,8 @@ static void rmem_drain_remove(struct rmem_sess *sess)
 	 * No extent names it: only reads issued before its last replica
 	 * went may still be in flight there (30 s at most: the probe fails
 	 * a session that stops answering well before).  dev del does not
-	 * wait for them here: it aborts the queues after it cancels this.
+	 * wait for them here: it ends them itself (force aborts the queues,
+	 * otherwise del_gendisk() waits for them).
 	 */
 	for (t = 0; t < 1500 && rmem_drain_busy(sess); t++) {
 		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DELETING)
@@ -261,7 +264,10 @@ int rmem_dev_peer_del(const char *name, const struct sockaddr_storage *addr,
 		ret = -EALREADY;
 		goto out_unlock;
 	}
-	/* so no extent ever has more current replicas than cfg.replicas */
+	/*
+	 * so no extent has more than one current replica beyond
+	 * cfg.replicas, and that one draining (rmem_emap_legs())
+	 */
 	if (rmem_drain_running(dev)) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "another of the device's servers is draining: one at a time");

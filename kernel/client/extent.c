@@ -482,7 +482,9 @@ static void rmem_emap_leg(struct rmem_dev *dev, struct rmem_req *cmd,
  * I/O now (reconnecting, dead), so that a silent server does not hold it
  * up while another replica takes it (md's failfast): those turn stale
  * when it settles, if another replica took it (not before: until then
- * they still hold everything written).
+ * they still hold everything written).  Nor to a draining server's
+ * replica that a drain's copy left current beside more than
+ * cfg.replicas others: it turns stale the same way.
  *
  * Return: the number of legs set; 0 if the request should go again (no
  * current replica takes I/O now, but one may later: it then waits for
