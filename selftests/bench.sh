@@ -490,7 +490,7 @@ bench_multi()
 		for layout in 1server 2servers 2servers-r2; do
 			lab_exec -t 300 "$C" "$R dev add ${args[$layout]} size ${SIZE_MB}M extent $MULTI_EXTENT name rmem0 > /dev/null && dd if=/dev/zero of=/dev/rmem0 bs=1M count=$SIZE_MB oflag=direct status=none" ||
 				{ say "multi: $layout: attach or fill failed"; return 1; }
-			n=$(lab_exec "$C" "$R -j dev show rmem0 | python3 -c 'import json, sys; d = json.load(sys.stdin)[0]; print(" ".join(str(p.get("extents_held", 0)) for p in d["peers"]))'")
+			n=$(json "$C" "' '.join(str(p.get('extents_held', 0)) for p in j[0]['peers'])" dev show rmem0)
 			say "multi: $layout: extents held per server: $n"
 			case $layout in
 			1server) set -- iops-randread bw-read ;;
