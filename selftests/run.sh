@@ -59,9 +59,9 @@ TIMEOUT=${RMEM_TEST_TIMEOUT:-600}
 # fs-volume once double-faulted in rxe on both of two tries in one run)
 EMU_RERUNS=2
 
-# is_long SCRIPT: whether a test is in the long suite only (its header
-# has "# rmem-suite: long")
-is_long() { grep -q '^# rmem-suite: long' "$1"; }
+# tagged SCRIPT TAG: whether a test's header has the line "# TAG" (and
+# its reason): "rmem-suite: long", "rmem-kernels: newest"
+tagged() { grep -q "^# $2" "$1"; }
 
 # select SCRIPT...: those of the scripts the command line's patterns pick
 select_tests()
@@ -74,7 +74,7 @@ select_tests()
 			for p in "${PATTERNS[@]}"; do
 				case "$name" in *"$p"*) echo "$t"; break ;; esac
 			done
-		elif [ "${RMEM_SUITE:-}" = long ] || ! is_long "$t"; then
+		elif [ "${RMEM_SUITE:-}" = long ] || ! tagged "$t" "rmem-suite: long"; then
 			echo "$t"
 		fi
 	done
@@ -204,7 +204,7 @@ kernel_tests()
 	local t
 	for t in "${per_kernel[@]}"; do
 		if [ "$1" != "${kernels[0]}" ] &&
-		   grep -q '^# rmem-kernels: newest' "$t"; then
+		   tagged "$t" "rmem-kernels: newest"; then
 			[ "$2" = run ] || basename "$t" .sh
 		else
 			[ "$2" = left ] || echo "$t"
@@ -215,7 +215,7 @@ kernel_tests()
 long=()
 if [ ${#PATTERNS[@]} -eq 0 ] && [ "${RMEM_SUITE:-}" != long ]; then
 	mapfile -t long < <(for t in tests/*.sh tests-once/*.sh; do
-		is_long "$t" && basename "$t" .sh
+		tagged "$t" "rmem-suite: long" && basename "$t" .sh
 	done)
 fi
 

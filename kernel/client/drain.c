@@ -12,12 +12,13 @@
  * update (no more reads or writes go there); if a kept server was
  * reconnecting then, it stays current beside the new copy until the next
  * write leaves it out (rmem_emap_legs()).  Once no write issued before is
- * in flight the extent's replica word drops it.  When no extent names the server and no
- * FREE is pending there, the extent worker marks it drained and the
- * drain work below removes it: it waits for reads still in flight there,
- * disconnects, and sends LEAVE, so the server frees the session's memory
- * at once.  The session stays in the device's array (replica words name
- * sessions by index), removed: in no listing and no device state.
+ * in flight the extent's replica word drops it.  When no extent names
+ * the server and no FREE is pending there, the extent worker marks it
+ * drained and the drain work below removes it: it waits for reads still
+ * in flight there, disconnects, and sends LEAVE, so the server frees the
+ * session's memory at once.  The session stays in the device's array
+ * (replica words name sessions by index), removed: in no listing and no
+ * device state.
  *
  * The first server (the device's own: dev show's device-level fields)
  * cannot be drained yet.  A drain cannot be called off; dev del ends it.

@@ -94,16 +94,14 @@ if [ -n "${RMEM_LAB_KERNEL:-}" ]; then
 	CG=/sys/fs/cgroup/swaptest
 	TRIM="while sleep 2; do for c in kmalloc-8k skbuff_head_cache skbuff_small_head; do [ -e /sys/kernel/slab/\$c/shrink ] && echo 1 > /sys/kernel/slab/\$c/shrink; done; done"
 fi
-# phases to run (A, B, C; B and C by default: see above)
+# phases to run (A, B, C; all three on SET_MIB since 2026-12-02: A and C
+# had two thirds of it before)
 # C only in the long suite (make check-long, RMEM_SUITE=long) or when
 # asked: make check ran out of CI's 90 minutes on 2 December
 PHASES=${RMEM_SWAP_PHASES:-$([ "${RMEM_SUITE:-}" = long ] && echo BC || echo B)}
 # RUNIN: the prefix that puts the shell running the workload into the
 # cgroup, if any ("echo 0" moves the writer itself)
 RUNIN=${CG:+echo 0 > $CG/cgroup.procs && }
-# phases A and C: the same set (two thirds of it until 2026-12-02, when
-# the set went down to 320 MiB)
-A_MIB=$SET_MIB
 LAB_MEM_SERVER=${LAB_MEM_SERVER:-1536}
 export LAB_MEM_CLIENT LAB_MEM_SERVER
 LOAD=$REPO/selftests/bin/rmem_swapload
@@ -175,8 +173,8 @@ echo "# A: one queue pair, write, check and rewrite, check (on $LAB_KVER, the ru
 check "attach qps 1, mkswap, swapon" vm -t 120 "$C" \
 	"$R dev add peer $A size $((SET_MIB + 128))M qps 1 loss-timeout 120s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon /dev/rmem0 && grep -q rmem0 /proc/swaps"
 fails=$LAB_FAILS
-check "${A_MIB} MiB working set written, checked and rewritten, checked: every page intact" \
-	swapload "A" -p 2 "$A_MIB"
+check "${SET_MIB} MiB working set written, checked and rewritten, checked: every page intact" \
+	swapload "A" -p 2 "$SET_MIB"
 # at a failure, while the device is still attached (a detach gives the
 # debug lane's lost kmalloc-8k memory back): who holds it, if slub_debug=U
 if [ "$LAB_FAILS" != "$fails" ]; then
@@ -184,7 +182,7 @@ if [ "$LAB_FAILS" != "$fails" ]; then
 	rxe_counters "at A's failure" "$S"
 fi
 check "swap was used: at least the set went out to rmem0" vm "$C" \
-	"[ \$($PSWPOUT) -ge $((A_MIB * 256)) ]"
+	"[ \$($PSWPOUT) -ge $((SET_MIB * 256)) ]"
 check "swapoff brings every page back, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
 rxe_counters "after A" "$C"
 rxe_counters "after A" "$S"
@@ -231,16 +229,16 @@ check "attach a thin device of $((SET_MIB * 4)) MiB in 1 MiB extents, swapon --d
 	"$R dev add peer $A size $((SET_MIB * 4))M extent 1M qps 2 loss-timeout 120s > /dev/null && mkswap /dev/rmem0 > /dev/null && swapon --discard=pages /dev/rmem0 && grep -q rmem0 /proc/swaps"
 c0=$(vm "$C" "$PSWPOUT")
 [[ $c0 =~ ^[0-9]+$ ]] || c0=0
-check "${A_MIB} MiB working set written and checked: every page intact" \
-	swapload "C" -p 1 "$A_MIB"
+check "${SET_MIB} MiB working set written and checked: every page intact" \
+	swapload "C" -p 1 "$SET_MIB"
 check "swap was used: at least half the set went out to rmem0" vm "$C" \
-	"n=\$(( \$($PSWPOUT) - $c0 )); echo \"# C: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((A_MIB * 128)) ]"
+	"n=\$(( \$($PSWPOUT) - $c0 )); echo \"# C: \$((n / 256)) MiB swapped out\"; [ \$n -ge $((SET_MIB * 128)) ]"
 echo "# C: after the workload: $(vm "$C" "set -- \$($held); echo \$1 extents held, \$2 discards of \$3 MiB")"
 # (a cluster goes back only once all its pages are free: the guest's
 # other processes keep a few MiB in swap, scattered; 15 extents stayed in
 # the first run)
-check "the freed swap went back to the server: at most $((A_MIB / 10)) extents (a tenth of the set) held within 60 s" vm -t 120 "$C" \
-	"t0=\$(date +%s); while :; do set -- \$($held); [ \"\$1\" -le $((A_MIB / 10)) ] && break; [ \$((\$(date +%s) - t0)) -ge 60 ] && break; sleep 1; done; echo \"# C: \$1 extents held, \$2 discards of \$3 MiB; swap: \$(tail -n 1 /proc/swaps)\"; [ \"\$1\" -le $((A_MIB / 10)) ]"
+check "the freed swap went back to the server: at most $((SET_MIB / 10)) extents (a tenth of the set) held within 60 s" vm -t 120 "$C" \
+	"t0=\$(date +%s); while :; do set -- \$($held); [ \"\$1\" -le $((SET_MIB / 10)) ] && break; [ \$((\$(date +%s) - t0)) -ge 60 ] && break; sleep 1; done; echo \"# C: \$1 extents held, \$2 discards of \$3 MiB; swap: \$(tail -n 1 /proc/swaps)\"; [ \"\$1\" -le $((SET_MIB / 10)) ]"
 check "swapoff, detach" vm -t 600 "$C" "swapoff /dev/rmem0 && $R dev del rmem0"
 fi
 
