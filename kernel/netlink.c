@@ -976,14 +976,13 @@ static int rmem_nl_dev_stats_reset_doit(struct sk_buff *skb,
 }
 
 /*
- * Drain one server (one RMEM_A_DEV_PEER nest) out of a device: started
- * here, it goes on in the background (client/drain.c).
+ * The one RMEM_A_DEV_PEER nest of a peer add or del: its address in @ss,
+ * its attributes in @ptb.  Return: 0 or a negative errno, with a message.
  */
-static int rmem_nl_dev_peer_del_doit(struct sk_buff *skb,
-				     struct genl_info *info)
+static int rmem_nl_dev_peer(struct genl_info *info, struct nlattr **tb,
+			    struct nlattr **ptb, struct sockaddr_storage *ss,
+			    bool add)
 {
-	struct nlattr *tb[RMEM_A_DEV_MAX + 1], *ptb[RMEM_A_PEER_MAX + 1];
-	struct sockaddr_storage ss;
 	struct nlattr *a;
 	int rem, n = 0, ret;
 
@@ -998,7 +997,10 @@ static int rmem_nl_dev_peer_del_doit(struct sk_buff *skb,
 		}
 	}
 	if (!tb[RMEM_A_DEV_PEER]) {
-		NL_SET_ERR_MSG(info->extack, "missing the server to drain (peer)");
+		if (add)
+			NL_SET_ERR_MSG(info->extack, "missing the server to add (peer)");
+		else
+			NL_SET_ERR_MSG(info->extack, "missing the server to drain (peer)");
 		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[RMEM_A_DEV],
 				     RMEM_A_DEV_PEER);
 		return -EINVAL;
@@ -1007,9 +1009,59 @@ static int rmem_nl_dev_peer_del_doit(struct sk_buff *skb,
 			       rmem_peer_policy, info->extack);
 	if (ret)
 		return ret;
-	ret = rmem_nl_get_addr(info, tb[RMEM_A_DEV_PEER], ptb,
-			       RMEM_A_PEER_IPV4, RMEM_A_PEER_IPV6,
-			       RMEM_A_PEER_PORT, &ss, "missing peer address");
+	return rmem_nl_get_addr(info, tb[RMEM_A_DEV_PEER], ptb,
+				RMEM_A_PEER_IPV4, RMEM_A_PEER_IPV6,
+				RMEM_A_PEER_PORT, ss, "missing peer address");
+}
+
+/*
+ * Add one server (one RMEM_A_DEV_PEER nest) to a running device over
+ * several (client/peer.c); the answer comes once it is live there.
+ */
+static int rmem_nl_dev_peer_add_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr *tb[RMEM_A_DEV_MAX + 1], *ptb[RMEM_A_PEER_MAX + 1];
+	struct rmem_peer_add_attrs at = {};
+	struct sockaddr_storage ss;
+	u8 key[RMEM_KEY_LEN];
+	int ret;
+
+	ret = rmem_nl_dev_peer(info, tb, ptb, &ss, true);
+	if (ret)
+		return ret;
+	at.nest = info->attrs[RMEM_A_DEV];
+	at.name = tb[RMEM_A_DEV_NAME];
+	at.peer = tb[RMEM_A_DEV_PEER];
+	at.key = tb[RMEM_A_DEV_KEY] ?: tb[RMEM_A_DEV_KEY_DESC];
+	/* -ENOKEY: none given (a key-desc not found has its message) */
+	ret = rmem_nl_get_key(info, tb[RMEM_A_DEV_KEY], tb[RMEM_A_DEV_KEY_DESC],
+			      key);
+	if (ret && (ret != -ENOKEY || at.key))
+		goto out_wipe_key;
+	ret = rmem_dev_peer_add(nla_data(tb[RMEM_A_DEV_NAME]), &ss,
+				at.key ? key : NULL, &at, info->extack);
+	/* the peer, where nothing more precise is known */
+	if (ret && !info->extack->bad_attr && !info->extack->miss_type &&
+	    ret != -ENOMEM)
+		NL_SET_BAD_ATTR(info->extack, at.peer);
+out_wipe_key:
+	memzero_explicit(key, sizeof(key));
+	return ret;
+}
+
+/*
+ * Drain one server (one RMEM_A_DEV_PEER nest) out of a device: started
+ * here, it goes on in the background (client/drain.c).
+ */
+static int rmem_nl_dev_peer_del_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr *tb[RMEM_A_DEV_MAX + 1], *ptb[RMEM_A_PEER_MAX + 1];
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = rmem_nl_dev_peer(info, tb, ptb, &ss, false);
 	if (ret)
 		return ret;
 	ret = rmem_dev_peer_del(nla_data(tb[RMEM_A_DEV_NAME]), &ss,
@@ -1204,6 +1256,13 @@ static const struct genl_ops rmem_nl_ops[] = {
 	{
 		.cmd = RMEM_CMD_DEV_PEER_DEL,
 		.doit = rmem_nl_dev_peer_del_doit,
+		.policy = rmem_dev_op_policy,
+		.maxattr = RMEM_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RMEM_CMD_DEV_PEER_ADD,
+		.doit = rmem_nl_dev_peer_add_doit,
 		.policy = rmem_dev_op_policy,
 		.maxattr = RMEM_A_MAX,
 		.flags = GENL_ADMIN_PERM,

@@ -343,14 +343,16 @@ static int rmem_nl_put_peer(struct sk_buff *skb, struct rmem_dev *dev,
  */
 int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 {
-	unsigned int granted = READ_ONCE(dev->sess->read_depth);
+	/* the device-level server: the first one not drained away */
+	struct rmem_sess *first = rmem_dev_first(dev);
+	unsigned int granted = READ_ONCE(first->read_depth);
 	/*
-	 * only while the first server is live: a lost connection's last
+	 * only while that server is live: a lost connection's last
 	 * reading may be stale (with replicas the device may be live
 	 * while that server is dead)
 	 */
-	u64 server_free = READ_ONCE(dev->sess->state) == RMEM_DEV_STATE_LIVE ?
-			  READ_ONCE(dev->sess->server_free) : U64_MAX;
+	u64 server_free = READ_ONCE(first->state) == RMEM_DEV_STATE_LIVE ?
+			  READ_ONCE(first->server_free) : U64_MAX;
 	struct rmem_stats st;
 	struct nlattr *nest, *sn;
 	unsigned int i;
@@ -361,9 +363,9 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, RMEM_A_DEV_NAME, dev->name) ||
 	    rmem_nl_put_addr(skb, RMEM_A_DEV_PEER_IPV4, RMEM_A_DEV_PEER_IPV6,
-			     &dev->cfg.peers[0]) ||
+			     &first->peer) ||
 	    nla_put_u16(skb, RMEM_A_DEV_PEER_PORT,
-			rmem_addr_port(&dev->cfg.peers[0])) ||
+			rmem_addr_port(&first->peer)) ||
 	    nla_put_u64_64bit(skb, RMEM_A_DEV_SIZE, dev->cfg.size,
 			      RMEM_A_DEV_PAD) ||
 	    (dev->cfg.volume[0] &&
@@ -374,13 +376,13 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	    nla_put_u32(skb, RMEM_A_DEV_LOSS_TIMEOUT_MS,
 			dev->cfg.loss_timeout_ms) ||
 	    nla_put_u32(skb, RMEM_A_DEV_RECONNECTS,
-			READ_ONCE(dev->sess->reconnects)) ||
+			READ_ONCE(first->reconnects)) ||
 	    nla_put_u32(skb, RMEM_A_DEV_QUEUE_DEPTH, dev->cfg.queue_depth) ||
 	    nla_put_u32(skb, RMEM_A_DEV_READ_SPLIT, dev->cfg.read_split) ||
 	    nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH, dev->cfg.read_depth) ||
 	    (granted &&
 	     nla_put_u32(skb, RMEM_A_DEV_READ_DEPTH_GRANTED, granted)) ||
-	    nla_put_u32(skb, RMEM_A_DEV_WIRE_VERSION, dev->sess->wire_version) ||
+	    nla_put_u32(skb, RMEM_A_DEV_WIRE_VERSION, first->wire_version) ||
 	    (server_free != U64_MAX &&
 	     nla_put_u64_64bit(skb, RMEM_A_DEV_SERVER_FREE, server_free,
 			       RMEM_A_DEV_PAD)) ||
@@ -393,22 +395,22 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 	       nla_put_u32(skb, RMEM_A_DEV_NOSPC_EXTENT,
 			   READ_ONCE(dev->emap->nospc_extent))))) ||
 	    nla_put_u32(skb, RMEM_A_DEV_STATE, rmem_dev_state(dev)) ||
-	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(dev->sess->server_id),
-		    dev->sess->server_id) ||
-	    nla_put_u64_64bit(skb, RMEM_A_DEV_GENERATION, dev->sess->generation,
+	    nla_put(skb, RMEM_A_DEV_SERVER_ID, sizeof(first->server_id),
+		    first->server_id) ||
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_GENERATION, first->generation,
 			      RMEM_A_DEV_PAD) ||
-	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, dev->sess->chunk_size,
+	    nla_put_u64_64bit(skb, RMEM_A_DEV_MR_SIZE, first->chunk_size,
 			      RMEM_A_DEV_PAD) ||
 	    nla_put_u64_64bit(skb, RMEM_A_DEV_MEMORY, rmem_dev_memory(dev),
 			      RMEM_A_DEV_PAD) ||
 	    (dev->cfg.host_id[0] &&
 	     nla_put_string(skb, RMEM_A_DEV_HOST_ID, dev->cfg.host_id)) ||
-	    nla_put_u8(skb, RMEM_A_DEV_AUTH, dev->sess->proven) ||
-	    (dev->sess->server_name[0] &&
+	    nla_put_u8(skb, RMEM_A_DEV_AUTH, first->proven) ||
+	    (first->server_name[0] &&
 	     nla_put_string(skb, RMEM_A_DEV_SERVER_NAME,
-			    dev->sess->server_name)))
+			    first->server_name)))
 		goto out_cancel;
-	if (dev->nr_sess > 1 &&
+	if (rmem_dev_nr_sess(dev) > 1 &&
 	    (nla_put_u8(skb, RMEM_A_DEV_REPLICAS, dev->cfg.replicas) ||
 	     nla_put_u32(skb, RMEM_A_DEV_EXTENTS_DEGRADED,
 			 rmem_emap_degraded(dev))))
@@ -427,7 +429,7 @@ int rmem_nl_put_dev(struct sk_buff *skb, struct rmem_dev *dev)
 			goto out_cancel;
 	}
 	/* a drained server, removed, is in no listing */
-	for (i = 0; dev->nr_sess > 1 && i < dev->nr_sess; i++)
+	for (i = 0; rmem_dev_nr_sess(dev) > 1 && i < rmem_dev_nr_sess(dev); i++)
 		if (!READ_ONCE(dev->sessions[i]->removed) &&
 		    rmem_nl_put_peer(skb, dev, dev->sessions[i]))
 			goto out_cancel;

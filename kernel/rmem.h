@@ -203,6 +203,23 @@ int rmem_dev_del(const char *name, bool force, struct netlink_ext_ack *extack);
 int rmem_dev_peer_del(const char *name, const struct sockaddr_storage *addr,
 		      bool any_port, const struct nlattr *attr,
 		      struct netlink_ext_ack *extack);
+/**
+ * struct rmem_peer_add_attrs - the attributes of a peer add, for errors
+ * @nest: RMEM_A_DEV
+ * @name: RMEM_A_DEV_NAME
+ * @peer: the RMEM_A_DEV_PEER nest
+ * @key: RMEM_A_DEV_KEY or RMEM_A_DEV_KEY_DESC, if given
+ */
+struct rmem_peer_add_attrs {
+	const struct nlattr *nest;
+	const struct nlattr *name;
+	const struct nlattr *peer;
+	const struct nlattr *key;
+};
+
+int rmem_dev_peer_add(const char *name, const struct sockaddr_storage *addr,
+		      const u8 *key, const struct rmem_peer_add_attrs *at,
+		      struct netlink_ext_ack *extack);
 int rmem_dev_fill(struct sk_buff *skb, const struct rmem_msg *m,
 		  const char *name, int *idx, struct netlink_ext_ack *extack);
 void rmem_dev_stats(struct rmem_dev *dev, struct rmem_stats *st);

@@ -649,6 +649,34 @@ TEST_F(rmem, peer_del_unknown_device)
 	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.bad_type);
 }
 
+TEST_F(rmem, peer_add_without_peer)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_PEER_ADD,
+				     RMEM_A_DEV);
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_DEV_NAME, "rmem99");
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-EINVAL, self->rep.error);
+	EXPECT_STREQ("missing the server to add (peer)", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_PEER, self->rep.miss_type);
+}
+
+TEST_F(rmem, peer_add_unknown_device)
+{
+	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_DEV_PEER_ADD,
+				     RMEM_A_DEV);
+	struct nlattr *p;
+
+	mnl_attr_put_strz(self->req.nlh, RMEM_A_DEV_NAME, "rmem99");
+	p = mnl_attr_nest_start(self->req.nlh, RMEM_A_DEV_PEER);
+	put_ipv4(self->req.nlh, RMEM_A_PEER_IPV4, "127.0.0.1");
+	mnl_attr_nest_end(self->req.nlh, p);
+	ASSERT_EQ(0, run(self, n));
+	EXPECT_EQ(-ENODEV, self->rep.error);
+	EXPECT_STREQ("no such device", self->rep.msg);
+	EXPECT_EQ(RMEM_A_DEV_NAME, self->rep.bad_type);
+}
+
 TEST_F(rmem, volume_del_without_volume)
 {
 	struct nlattr *n = obj_start(_metadata, self, RMEM_CMD_VOLUME_DEL,
@@ -807,7 +835,7 @@ TEST_F(rmem, mutating_commands_need_admin)
 		RMEM_CMD_SERVER_ADD, RMEM_CMD_SERVER_DEL, RMEM_CMD_DEV_ADD,
 		RMEM_CMD_DEV_DEL, RMEM_CMD_VOLUME_DEL, RMEM_CMD_HOST_ADD,
 		RMEM_CMD_HOST_DEL, RMEM_CMD_DEV_STATS_RESET,
-		RMEM_CMD_DEV_PEER_DEL,
+		RMEM_CMD_DEV_PEER_DEL, RMEM_CMD_DEV_PEER_ADD,
 	};
 	int status;
 	pid_t pid;

@@ -153,6 +153,7 @@ void dev_usage(FILE *f)
 		"       rmemctl dev del DEV [ force ]\n"
 		"       rmemctl dev show [ -s ] [ DEV ]\n"
 		"       rmemctl dev stats reset DEV\n"
+		"       rmemctl dev set DEV peer add ADDR[:PORT] [ key-file FILE | key-desc DESC ]\n"
 		"       rmemctl dev set DEV peer del ADDR[:PORT] [ nowait ]\n"
 		"       rmemctl dev help\n"
 		"where  DEV := rmemN (or /dev/rmemN)\n"

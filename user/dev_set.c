@@ -2,11 +2,18 @@
 /*
  * rmemctl dev set: change a running device.
  *
+ *   rmemctl dev set DEV peer add ADDR[:PORT] [ key-file FILE | key-desc DESC ]
  *   rmemctl dev set DEV peer del ADDR[:PORT] [ nowait ]
  *
- * drains one server out of the device (RMEM_CMD_DEV_PEER_DEL): the kernel
- * moves its extents to the other servers in the background, then
- * disconnects from it.  Without nowait rmemctl waits for that, printing
+ * adds a server to a device attached over several (RMEM_CMD_DEV_PEER_ADD):
+ * the kernel answers once it is live there; new extents and resyncs may
+ * go there from then on.  A device attached with a key needs one for the
+ * new server too (the kernel looks for rmem:ADDR in the keyrings if none
+ * is given).
+ *
+ * peer del drains one server out of the device (RMEM_CMD_DEV_PEER_DEL):
+ * the kernel moves its extents to the other servers in the background,
+ * then disconnects from it.  Without nowait rmemctl waits for that, printing
  * how many extents the server still holds as it goes, and fails if the
  * count stops going down for DRAIN_STALL_S seconds (the drain goes on in
  * the kernel; "dev show" follows it) or the server or device goes.
@@ -18,6 +25,7 @@
 #include <linux/rmem.h>
 
 #include "json_print.h"
+#include "key.h"
 #include "nl.h"
 #include "rmemctl.h"
 #include "utils.h"
@@ -135,7 +143,78 @@ static int drain_wait(struct nl *nl, const char *name, const char *what,
 	}
 }
 
-/* dev set DEV peer del ADDR[:PORT] [nowait] */
+/*
+ * dev set DEV peer add ADDR[:PORT] [key-file FILE | key-desc DESC]: the
+ * answer comes once the server is live in the device.
+ */
+static int peer_add(struct rmemctl *ctl, const char *name, const char *val)
+{
+	const char *word, *key_file = NULL, *key_desc = NULL;
+	struct inet_addr addr;
+	uint8_t key[RMEM_KEY_LEN];
+	struct nlattr *nest, *pn;
+	char line[160];
+	struct nl *nl;
+	int ret;
+
+	if (parse_addr_port(val, RMEM_DEFAULT_PORT, &addr) < 0)
+		return -1;
+	while ((word = arg_next(ctl))) {
+		const char **dst;
+
+		if (!strcmp(word, "key-file"))
+			dst = &key_file;
+		else if (!strcmp(word, "key-desc"))
+			dst = &key_desc;
+		else
+			return arg_unknown(word, dev_usage);
+		if (*dst) {
+			pr_err("\"%s\" given twice", word);
+			return -1;
+		}
+		*dst = arg_next(ctl);
+		if (!*dst)
+			return arg_missing(word, dev_usage);
+	}
+	if (key_file && key_desc) {
+		pr_err("give key-file or key-desc, not both");
+		return -1;
+	}
+	if (key_file && key_read_file(key_file, key) < 0)
+		return -1;
+
+	nl = rmemctl_nl(ctl);
+	if (!nl) {
+		key_wipe(key, sizeof(key));
+		return -1;
+	}
+	nest = dev_msg(nl, RMEM_CMD_DEV_PEER_ADD, name);
+	pn = nl_nest_start(nl, RMEM_A_DEV_PEER);
+	nl_put_addr(nl, RMEM_A_PEER_IPV4, RMEM_A_PEER_IPV6, RMEM_A_PEER_PORT,
+		    &addr);
+	nl_nest_end(nl, pn);
+	if (key_file)
+		nl_put_data(nl, RMEM_A_DEV_KEY, key, sizeof(key));
+	if (key_desc)
+		nl_put_strz(nl, RMEM_A_DEV_KEY_DESC, key_desc);
+	key_wipe(key, sizeof(key));
+	nl_nest_end(nl, nest);
+	ret = nl_run_newer(nl, NULL, NULL,
+			   "the loaded rmem module does not know \"dev set ... peer add\" (it is older than rmemctl)");
+	nl_wipe(nl);
+	if (ret < 0)
+		return -1;
+	snprintf(line, sizeof(line), "%s: server %s added\n", name, val);
+	print_string(PRINT_FP, NULL, "%s", line);
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "name", NULL, name);
+	print_string(PRINT_JSON, "peer", NULL, val);
+	print_bool(PRINT_JSON, "added", NULL, true);
+	close_json_object();
+	return 0;
+}
+
+/* dev set DEV peer add ADDR[:PORT] ... | peer del ADDR[:PORT] [nowait] */
 int dev_set(struct rmemctl *ctl)
 {
 	const char *name, *word, *val = NULL;
@@ -154,12 +233,14 @@ int dev_set(struct rmemctl *ctl)
 		return arg_unknown(word, dev_usage);
 	word = arg_next(ctl);
 	if (!word)
-		return arg_missing("peer action (del)", dev_usage);
-	if (strcmp(word, "del"))
+		return arg_missing("peer action (add, del)", dev_usage);
+	if (strcmp(word, "add") && strcmp(word, "del"))
 		return arg_unknown(word, dev_usage);
 	val = arg_next(ctl);
 	if (!val)
 		return arg_missing("server address", dev_usage);
+	if (!strcmp(word, "add"))
+		return peer_add(ctl, name, val) < 0 ? -1 : 0;
 	/* no port: the device's one server at that address */
 	if (parse_addr_port(val, 0, &addr) < 0)
 		return -1;

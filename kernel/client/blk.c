@@ -68,7 +68,7 @@ static bool rmem_rq_goes_again(struct request *rq)
 	 * a replica that takes I/O, waits for one that reconnects, or fails
 	 * (final) when none is left.
 	 */
-	if (dev->nr_sess > 1)
+	if (rmem_dev_nr_sess(dev) > 1)
 		return dev->cfg.loss_timeout_ms && READ_ONCE(dev->registered) &&
 		       !blk_noretry_request(rq);
 	return rmem_sess_holds_io(cmd->leg.queue->sess, rq);
@@ -302,11 +302,11 @@ static void rmem_commit_all(struct rmem_queue *queue)
 	struct rmem_dev *dev = queue->dev;
 	unsigned int k;
 
-	if (dev->nr_sess == 1) {
+	if (rmem_dev_nr_sess(dev) == 1) {
 		rmem_commit_batch(queue);
 		return;
 	}
-	for (k = 0; k < dev->nr_sess; k++)
+	for (k = 0; k < rmem_dev_nr_sess(dev); k++)
 		rmem_commit_batch(&dev->sessions[k]->queues[queue->index]);
 }
 
@@ -340,7 +340,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	 * list, not here: a held request at the head of the dispatch list
 	 * would hold up the other servers' requests behind it.
 	 */
-	if (dev->nr_sess == 1 &&
+	if (rmem_dev_nr_sess(dev) == 1 &&
 	    unlikely(READ_ONCE(queue->sess->state) != RMEM_DEV_STATE_LIVE ||
 		     !READ_ONCE(queue->connected))) {
 		/* a lost connection holds I/O until reconnected or dead */
@@ -413,7 +413,7 @@ static blk_status_t rmem_queue_one(struct rmem_queue *queue,
 	/* a thin device's extent without memory: zeros, or wait for it */
 	if (dev->emap && rmem_emap_queue_rq(dev, rq))
 		return BLK_STS_OK;
-	if (dev->nr_sess > 1) {
+	if (rmem_dev_nr_sess(dev) > 1) {
 		int n = rmem_emap_legs(dev, queue->index, rq, cmd);
 
 		/*
@@ -784,7 +784,7 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	unsigned int k;
 
 	/* the smallest chunk of its servers' */
-	for (k = 1; k < dev->nr_sess; k++)
+	for (k = 1; k < rmem_dev_nr_sess(dev); k++)
 		chunk = min(chunk, dev->sessions[k]->chunk_size);
 
 	/*
@@ -816,7 +816,7 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 * Linux 6.1 splits those without regard to chunk_sectors (the block
 	 * layer then writes pages of zeros, which it splits).
 	 */
-	if (dev->nr_sess > 1) {
+	if (rmem_dev_nr_sess(dev) > 1) {
 		lim->chunk_sectors = dev->cfg.extent >> SECTOR_SHIFT;
 		zero_max = 0;
 	}
@@ -875,10 +875,12 @@ u64 rmem_dev_memory(const struct rmem_dev *dev)
 	return (u64)dev->nr_queues * dev->cfg.queue_depth * rq +
 	       (u64)rmem_ext_reserve(dev) *
 	       kmalloc_size_roundup(sizeof(struct rmem_req_ext)) +
-	       dev->nr_sess * RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
-	       kmalloc_size_roundup(array3_size(dev->nr_sess, dev->nr_queues,
+	       rmem_dev_nr_sess(dev) * RMEM_MAX_DEV_QPS * sizeof(struct rmem_queue) +
+	       kmalloc_size_roundup(array3_size(rmem_dev_nr_sess(dev) > 1 ?
+						RMEM_MAX_PEERS : 1,
+						dev->nr_queues,
 						sizeof(struct rmem_queue_io))) +
-	       (u64)dev->nr_sess * (dev->sess->nr_chunks *
+	       (u64)rmem_dev_nr_sess(dev) * (dev->sess->nr_chunks *
 				     sizeof(*dev->sess->chunks) +
 				     sizeof(*dev->sess)) +
 	       RMEM_ZERO_BUF + sizeof(*dev);

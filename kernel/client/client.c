@@ -54,7 +54,7 @@ enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev)
 	bool dead = false, other = false;
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		if (READ_ONCE(dev->sessions[i]->removed))
 			continue;
 		t = READ_ONCE(dev->sessions[i]->state);
@@ -89,7 +89,7 @@ void rmem_dev_announce(struct rmem_dev *dev)
 }
 
 /* Free what a session holds; its queue pairs and the device's IB are gone. */
-static void rmem_sess_free(struct rmem_sess *sess)
+void rmem_sess_free(struct rmem_sess *sess)
 {
 	rmem_mac_free(sess->mac);
 	kfree(sess->auth);
@@ -110,7 +110,7 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	/* no extent worker may look at the sessions from here */
 	if (dev->emap)
 		cancel_delayed_work_sync(&dev->emap->work);
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		struct rmem_sess *sess = dev->sessions[i];
 
 		rmem_sess_recovery_stop(sess);
@@ -125,7 +125,7 @@ static void rmem_dev_free(struct rmem_dev *dev)
 	rmem_blk_free(dev);
 	/* also unmaps what a failed table read left mapped: all drained now */
 	rmem_dev_release_ib(dev);
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		rmem_sess_free(dev->sessions[i]);
 	memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	kfree(dev->zero);
@@ -175,9 +175,9 @@ static int rmem_dev_pick_index(const char *name, struct netlink_ext_ack *extack)
 }
 
 /* A session with the server at @peer, connecting; no queue pair yet. */
-static struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
-					 const struct sockaddr_storage *peer,
-					 unsigned int index)
+struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
+				  const struct sockaddr_storage *peer,
+				  unsigned int index)
 {
 	struct rmem_sess *sess;
 	unsigned int i;
@@ -293,7 +293,17 @@ static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
 	ret = rmem_sess_read_table(sess, extack);
 	if (ret)
 		return ret;
-	if (sess->dev->emap)
+	/*
+	 * a server added to a running device holds none of it: an entry it
+	 * says is taken would name memory no extent was given (remote input)
+	 */
+	if (sess->dev->emap && READ_ONCE(sess->dev->registered) &&
+	    !bitmap_full(sess->absent, sess->nr_chunks)) {
+		NL_SET_ERR_MSG(extack,
+			       "the new server claims memory of the device it was never given");
+		return -EPROTO;
+	}
+	if (sess->dev->emap && !READ_ONCE(sess->dev->registered))
 		rmem_emap_load_table(sess);
 	for (i = 1; i < sess->dev->nr_queues; i++) {
 		ret = rmem_queue_connect(&sess->queues[i], extack);
@@ -312,8 +322,8 @@ static int rmem_sess_connect(struct rmem_sess *sess, int *bad_attr,
  * older server's.  On error *@bad_attr names the attribute a refusal is
  * about, or is 0.
  */
-static int rmem_sess_open(struct rmem_sess *sess, int *bad_attr,
-			  struct netlink_ext_ack *extack)
+int rmem_sess_open(struct rmem_sess *sess, int *bad_attr,
+		   struct netlink_ext_ack *extack)
 {
 	struct rmem_dev *dev = sess->dev;
 	int ret;
@@ -349,14 +359,17 @@ static int rmem_sess_open(struct rmem_sess *sess, int *bad_attr,
  * named by two of its addresses).  On error *@bad_attr names the
  * attribute.
  */
-static int rmem_dev_distinct_pools(struct rmem_dev *dev, unsigned int i,
-				   int *bad_attr, struct netlink_ext_ack *extack)
+int rmem_dev_distinct_pools(struct rmem_dev *dev, unsigned int i,
+			    int *bad_attr, struct netlink_ext_ack *extack)
 {
 	unsigned int k;
 
 	if (dev->cfg.replicas == 1)
 		return 0;
 	for (k = 0; k < i; k++) {
+		/* a drained server may come back (peer add) */
+		if (READ_ONCE(dev->sessions[k]->removed))
+			continue;
 		if (!memcmp(dev->sessions[k]->server_id,
 			    dev->sessions[i]->server_id,
 			    sizeof(dev->sessions[i]->server_id))) {
@@ -398,7 +411,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	dev = rmem_dev_alloc(cfg, extack);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		ret = rmem_sess_open(dev->sessions[i], bad_attr, extack);
 		if (!ret)
 			ret = rmem_dev_distinct_pools(dev, i, bad_attr, extack);
@@ -406,7 +419,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 			/* which server, where nothing more precise is known */
 			if (i && !*bad_attr && ret != -ENOMEM)
 				*bad_attr = RMEM_A_DEV_PEER;
-			if (dev->nr_sess > 1)
+			if (rmem_dev_nr_sess(dev) > 1)
 				pr_info("%s: attaching to server %pISpc failed: %d\n",
 					dev->name, &dev->sessions[i]->peer, ret);
 			goto out_free_dev;
@@ -444,7 +457,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	}
 	WRITE_ONCE(dev->registered, true);
 	/* any server lost: one dead from the start is never back */
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		lost |= cancel_work_sync(&dev->sessions[i]->fail_work) ||
 			READ_ONCE(dev->sessions[i]->state) ==
 			RMEM_DEV_STATE_DEAD;
@@ -456,7 +469,7 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 		mutex_unlock(&rmem_devs_lock);
 		return -ECONNRESET;
 	}
-	for (i = 1; i < dev->nr_sess; i++)
+	for (i = 1; i < rmem_dev_nr_sess(dev); i++)
 		pr_info("%s: also over %pISpc, %llu KiB chunks, %s\n",
 			dev->name, &dev->sessions[i]->peer,
 			dev->sessions[i]->chunk_size >> 10,
@@ -475,19 +488,19 @@ int rmem_dev_add(const struct rmem_dev_cfg *cfg, int *bad_attr,
 	return ret;
 
 out_free_dev:
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		WRITE_ONCE(dev->sessions[i]->state, RMEM_DEV_STATE_DEAD);
 	/*
 	 * The ids and the RDMA device first: its removal may wait for them
 	 * (LEAVE needs neither: no queue pair, signed by the CPU).
 	 */
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		rmem_sess_recovery_stop(dev->sessions[i]);
 		rmem_sess_destroy_queues(dev->sessions[i]);
 	}
 	rmem_dev_release_ib(dev);
 	/* if READY came, the server holds the session for a reconnect */
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		rmem_sess_leave(dev->sessions[i]);
 	rmem_dev_free(dev);
 	return ret;
@@ -510,7 +523,7 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 	 * ends it before its hold time (one that finds the device deleting
 	 * ends it itself, rmem_sess_reconnected_late()).
 	 */
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		struct rmem_sess *sess = dev->sessions[i];
 
 		if (xchg(&sess->state, RMEM_DEV_STATE_DELETING) ==
@@ -520,7 +533,7 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 	rmem_dev_announce(dev);
 	/* a drain's removal ends (it finds the sessions deleting) */
 	cancel_work_sync(&dev->drain_work);
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		rmem_sess_recovery_stop(dev->sessions[i]);
 	/* requests held for a reconnect, or for an extent, fail now */
 	rmem_dev_resume_io(dev);
@@ -529,10 +542,10 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
 	cancel_work_sync(&dev->drain_work);
 	/* with force, a dead peer must not hold del_gendisk up */
 	if (force)
-		for (i = 0; i < dev->nr_sess; i++)
+		for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 			rmem_sess_abort_queues(dev->sessions[i]);
 	rmem_blk_remove(dev);
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		if (((live & BIT(i)) || leave) && !dev->sessions[i]->removed)
 			rmem_sess_leave(dev->sessions[i]);
 	pr_info("%s: detached\n", dev->name);
@@ -545,7 +558,8 @@ static void rmem_dev_destroy(struct rmem_dev *dev, bool force, bool leave)
  * @force: remove even while open; outstanding I/O fails
  * @extack: error reporting
  *
- * Return: 0, -ENODEV, or -EBUSY if open and not @force.
+ * Return: 0, -ENODEV, or -EBUSY if open and not @force, or while a server
+ * is being added to it (rmem_dev_peer_add()).
  */
 int rmem_dev_del(const char *name, bool force, struct netlink_ext_ack *extack)
 {
@@ -557,6 +571,13 @@ int rmem_dev_del(const char *name, bool force, struct netlink_ext_ack *extack)
 		mutex_unlock(&rmem_devs_lock);
 		NL_SET_ERR_MSG(extack, "no such device");
 		return -ENODEV;
+	}
+	/* the add's connect uses the device, without rmem_devs_lock */
+	if (dev->adding) {
+		mutex_unlock(&rmem_devs_lock);
+		NL_SET_ERR_MSG(extack,
+			       "a server is being added to the device (peer add): delete it once that ends");
+		return -EBUSY;
 	}
 	if (!force && disk_openers(dev->disk)) {
 		mutex_unlock(&rmem_devs_lock);
@@ -588,7 +609,7 @@ static void rmem_dev_stats_sum(struct rmem_dev *dev, struct rmem_stats *st)
 	unsigned int i, d, b;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < dev->nr_sess * dev->nr_queues; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev) * dev->nr_queues; i++) {
 		const struct rmem_stats *q = &dev->queue_io[i].stats;
 
 		st->reads += READ_ONCE(q->reads);
@@ -667,7 +688,7 @@ int rmem_dev_stats_reset(const char *name, struct netlink_ext_ack *extack)
 		return -ENODEV;
 	}
 	/* the longest first: a request counted after it is kept whole */
-	for (i = 0; i < dev->nr_sess * dev->nr_queues; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev) * dev->nr_queues; i++)
 		for (d = 0; d < RMEM_LAT_DIRS; d++)
 			WRITE_ONCE(dev->queue_io[i].stats.lat_max_ns[d], 0);
 	/* summed aside, then copied: a notification never sees it zeroed */

@@ -507,9 +507,15 @@ struct rmem_sess {
  * @name: rmemN
  * @index: N
  * @cfg: what DEV_ADD asked for, with defaults filled in
- * @sess: its session with the (first) server: @sessions[0]
+ * @sess: its session with the (first) server: @sessions[0]; its queue
+ *	structs are the hardware queues' handles (hctx->driver_data), also
+ *	once that server is drained (rmem_dev_first() is the first left)
  * @sessions: its sessions, one per server (Documentation/multi-server.rst)
- * @nr_sess: their number; more than one only on a thin device
+ * @nr_sess: their number; more than one only on a thin device.  A peer
+ *	add (peer.c) publishes one more with a release: read it with
+ *	rmem_dev_nr_sess()
+ * @adding: a peer add is connecting the session at @sessions[@nr_sess],
+ *	not counted yet (set and cleared under @ib_lock and rmem_devs_lock)
  * @barrier_lock: one session's recovery barrier at a time (it posts the
  *	other sessions' batches)
  * @ib_lock: serialises setting up and letting go of @ibdev, @pd and the
@@ -520,8 +526,9 @@ struct rmem_sess {
  *	interrupt-driven ones first, then @nr_poll polled ones
  * @nr_poll: polled queues (HCTX_TYPE_POLL), the last of them
  * @queue_io: what each queue pair's I/O writes, @nr_queues for each
- *	session (session k's queue i at k * @nr_queues + i) on the RDMA
- *	device's NUMA node, from the first connect of queue pair 0
+ *	session (session k's queue i at k * @nr_queues + i; room for
+ *	RMEM_MAX_PEERS sessions over several servers) on the RDMA device's
+ *	NUMA node, from the first connect of queue pair 0
  * @emap: a thin device's extent map (cfg.extent), else NULL
  * @max_sge: scatter/gather entries per work request
  * @read_tail: the device is Soft-RoCE: a READ request ends with a small
@@ -556,6 +563,7 @@ struct rmem_dev {
 	struct rmem_sess *sess;
 	struct rmem_sess *sessions[RMEM_MAX_PEERS];
 	unsigned int nr_sess;
+	bool adding;
 	struct mutex barrier_lock;	/* rmem_sess_queue_barrier() */
 	struct mutex ib_lock;	/* @ibdev, @pd, DMA mappings */
 	struct ib_device *ibdev;
@@ -582,12 +590,52 @@ struct rmem_dev {
 	struct work_struct drain_work;
 };
 
+/* The device's sessions: @sessions[0] to [n - 1]. */
+static inline unsigned int rmem_dev_nr_sess(const struct rmem_dev *dev)
+{
+	/* pairs with the release in rmem_dev_slot_end(): each one is set up */
+	return smp_load_acquire(&dev->nr_sess);
+}
+
+/*
+ * The device's first server not drained away (@sess until it is): the
+ * one dev show's device-level fields describe.
+ */
+static inline struct rmem_sess *rmem_dev_first(const struct rmem_dev *dev)
+{
+	unsigned int i, n = rmem_dev_nr_sess(dev);
+
+	for (i = 0; i < n; i++)
+		if (!READ_ONCE(dev->sessions[i]->removed))
+			return dev->sessions[i];
+	return dev->sess;
+}
+
+/*
+ * With a session being added (@adding): what the RDMA device maps.
+ * Context: ib_lock held.
+ */
+static inline unsigned int rmem_dev_nr_slots(const struct rmem_dev *dev)
+{
+	return dev->nr_sess + dev->adding;
+}
+
 enum rmem_dev_state rmem_dev_state(const struct rmem_dev *dev);
 extern struct mutex rmem_devs_lock;
 struct rmem_dev *rmem_dev_find(const char *name);
 
 /* drain.c */
 void rmem_dev_drain_work(struct work_struct *work);
+
+/* client.c, for peer.c */
+struct rmem_sess *rmem_sess_alloc(struct rmem_dev *dev,
+				  const struct sockaddr_storage *peer,
+				  unsigned int index);
+void rmem_sess_free(struct rmem_sess *sess);
+int rmem_sess_open(struct rmem_sess *sess, int *bad_attr,
+		   struct netlink_ext_ack *extack);
+int rmem_dev_distinct_pools(struct rmem_dev *dev, unsigned int i,
+			    int *bad_attr, struct netlink_ext_ack *extack);
 
 /*
  * Whether I/O that cannot go out now waits rather than fails: the session
@@ -817,6 +865,8 @@ void rmem_sess_disconnect(struct rmem_sess *sess);
 void rmem_sess_destroy_queues(struct rmem_sess *sess);
 void rmem_sess_leave(struct rmem_sess *sess);
 void rmem_dev_release_ib(struct rmem_dev *dev);
+int rmem_dev_slot_add(struct rmem_dev *dev, struct rmem_sess *sess);
+void rmem_dev_slot_end(struct rmem_dev *dev, bool publish);
 void rmem_dev_drop_removed_ib(struct rmem_dev *dev);
 
 /* client.c */

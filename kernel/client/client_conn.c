@@ -104,7 +104,7 @@ static void __rmem_dev_release_ib(struct rmem_dev *dev)
 
 	if (!ibdev)
 		return;
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_slots(dev); i++)
 		rmem_sess_unmap(dev->sessions[i], ibdev);
 	rmem_dma_unmap(ibdev, &dev->zero_dma, RMEM_ZERO_BUF, DMA_TO_DEVICE);
 	if (dev->pd)
@@ -129,7 +129,8 @@ void rmem_dev_drop_removed_ib(struct rmem_dev *dev)
 	mutex_lock(&dev->ib_lock);
 	if (!dev->ibdev || rmem_client_ibdev_usable(dev->ibdev))
 		goto out_unlock;
-	for (k = 0; dev->nr_sess > 1 && k < dev->nr_sess; k++)
+	for (k = 0; rmem_dev_nr_slots(dev) > 1 && k < rmem_dev_nr_slots(dev);
+	     k++)
 		for (i = 0; i < dev->nr_queues; i++)
 			if (READ_ONCE(dev->sessions[k]->queues[i].cm_id))
 				goto out_unlock;
@@ -232,6 +233,26 @@ static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
 }
 
 /*
+ * Sessions @dev->queue_io has room for: over several servers, as many
+ * as a device may have (a peer add takes the next).
+ */
+static unsigned int rmem_dev_io_sessions(const struct rmem_dev *dev)
+{
+	return rmem_dev_nr_sess(dev) > 1 ? RMEM_MAX_PEERS : 1;
+}
+
+/* Point @sess's queues at their part of @dev->queue_io. */
+static void rmem_sess_link_io(struct rmem_sess *sess)
+{
+	struct rmem_dev *dev = sess->dev;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_queues; i++)
+		sess->queues[i].io =
+			&dev->queue_io[sess->index * dev->nr_queues + i];
+}
+
+/*
  * What the hardware queues' I/O writes, near the RDMA device that
  * completes it: once, when the first connect has fixed their number.
  * Not later (with the tag set): the probes, which start before the disk
@@ -240,25 +261,76 @@ static int rmem_sess_map(struct rmem_sess *sess, struct ib_device *ibdev)
 static int rmem_dev_alloc_queue_io(struct rmem_dev *dev,
 				   struct ib_device *ibdev)
 {
-	unsigned int i, k;
+	unsigned int i, n = rmem_dev_io_sessions(dev) * dev->nr_queues;
 
 	if (dev->queue_io)
 		return 0;
-	dev->queue_io = kvzalloc_node(array3_size(dev->nr_sess, dev->nr_queues,
-						  sizeof(*dev->queue_io)),
+	dev->queue_io = kvzalloc_node(array_size(n, sizeof(*dev->queue_io)),
 				      GFP_KERNEL, ibdev_to_node(ibdev));
 	if (!dev->queue_io)
 		return -ENOMEM;
-	for (k = 0; k < dev->nr_sess; k++) {
-		for (i = 0; i < dev->nr_queues; i++) {
-			struct rmem_queue_io *io;
-
-			io = &dev->queue_io[k * dev->nr_queues + i];
-			spin_lock_init(&io->batch_lock);
-			dev->sessions[k]->queues[i].io = io;
-		}
-	}
+	for (i = 0; i < n; i++)
+		spin_lock_init(&dev->queue_io[i].batch_lock);
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
+		rmem_sess_link_io(dev->sessions[i]);
 	return 0;
+}
+
+/**
+ * rmem_dev_slot_add() - give a session being added its place in a device
+ * @dev: a registered device over several servers, with fewer than
+ *	RMEM_MAX_PEERS sessions and none being added
+ * @sess: the new session, at index @dev->nr_sess
+ *
+ * Its queues get their part of the queue arrays, and its buffers are
+ * mapped for the device's RDMA device if it has one (else the connect
+ * that sets one up maps them: the session is one of @dev's slots from
+ * here, rmem_dev_nr_slots()).  Not counted in rmem_dev_nr_sess() yet.
+ *
+ * Context: rmem_devs_lock held.
+ * Return: 0, or -EIO if a mapping failed.
+ */
+int rmem_dev_slot_add(struct rmem_dev *dev, struct rmem_sess *sess)
+{
+	int ret = 0;
+
+	mutex_lock(&dev->ib_lock);
+	rmem_sess_link_io(sess);
+	if (dev->ibdev)
+		ret = rmem_sess_map(sess, dev->ibdev);
+	if (ret) {
+		rmem_sess_unmap(sess, dev->ibdev);
+	} else {
+		dev->sessions[dev->nr_sess] = sess;
+		dev->adding = true;
+	}
+	mutex_unlock(&dev->ib_lock);
+	return ret;
+}
+
+/**
+ * rmem_dev_slot_end() - count a session being added, or let go of it
+ * @dev: the device
+ * @publish: count it (it is connected); else unmap its buffers and take
+ *	it out (its queue pairs are gone)
+ *
+ * Context: rmem_devs_lock held.
+ */
+void rmem_dev_slot_end(struct rmem_dev *dev, bool publish)
+{
+	unsigned int n = dev->nr_sess;
+
+	mutex_lock(&dev->ib_lock);
+	if (publish) {
+		/* pairs with rmem_dev_nr_sess(): the I/O path may pick it */
+		smp_store_release(&dev->nr_sess, n + 1);
+	} else {
+		if (dev->ibdev)
+			rmem_sess_unmap(dev->sessions[n], dev->ibdev);
+		dev->sessions[n] = NULL;
+	}
+	dev->adding = false;
+	mutex_unlock(&dev->ib_lock);
 }
 
 /*
@@ -298,7 +370,7 @@ static int rmem_dev_setup_ib(struct rmem_dev *dev, struct rdma_cm_id *id)
 			   &dev->zero_dma);
 	if (ret)
 		goto out_release;
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_slots(dev); i++) {
 		ret = rmem_sess_map(dev->sessions[i], ibdev);
 		if (ret)
 			goto out_release;
@@ -822,11 +894,15 @@ void rmem_sess_destroy_queues(struct rmem_sess *sess)
 			rmem_blk_drained(queue);
 			rdma_destroy_qp(queue->cm_id);
 		}
-		rdma_destroy_id(queue->cm_id);
-		queue->cm_id = NULL;
+		/*
+		 * the CQ before the id: rmem_dev_drop_removed_ib() lets go
+		 * of the PD once no slot has an id
+		 */
 		if (queue->cq)
 			ib_free_cq(queue->cq);
 		queue->cq = NULL;
+		rdma_destroy_id(queue->cm_id);
+		WRITE_ONCE(queue->cm_id, NULL);
 	}
 	/* drained: no completion of an earlier control message is left */
 	WRITE_ONCE(sess->ext_fenced, false);

@@ -20,8 +20,13 @@
  * (replica words name sessions by index), removed: in no listing and no
  * device state.
  *
- * The first server (the device's own: dev show's device-level fields)
- * cannot be drained yet.  A drain cannot be called off; dev del ends it.
+ * The first server may be drained too.  Its session stays as every
+ * drained one does: its queue structs remain the hardware queues' handles
+ * (hctx->driver_data: an index and the device; over several servers a
+ * request's legs go to the sessions its extent names, and the batches of
+ * a removed session stay empty), and dev show's device-level fields follow
+ * the first server not removed (rmem_dev_first()).  A drain cannot be
+ * called off; dev del ends it.
  */
 #include <linux/blk-mq.h>
 #include <linux/delay.h>
@@ -116,7 +121,7 @@ void rmem_dev_drain_work(struct work_struct *work)
 	unsigned int noio = memalloc_noio_save();
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		struct rmem_sess *sess = dev->sessions[i];
 
 		if (READ_ONCE(sess->drained) && !READ_ONCE(sess->removed) &&
@@ -131,7 +136,7 @@ static bool rmem_drain_running(struct rmem_dev *dev)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		if (READ_ONCE(dev->sessions[i]->draining) &&
 		    !READ_ONCE(dev->sessions[i]->removed) &&
 		    READ_ONCE(dev->sessions[i]->state) != RMEM_DEV_STATE_DEAD)
@@ -148,7 +153,7 @@ static struct rmem_sess *rmem_drain_find(struct rmem_dev *dev,
 	struct rmem_sess *found = NULL;
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		struct rmem_sess *sess = dev->sessions[i];
 
 		if (READ_ONCE(sess->removed) ||
@@ -185,7 +190,7 @@ static int rmem_drain_room(struct rmem_dev *dev, struct rmem_sess *sess,
 	u64 free = 0;
 	unsigned int i, live = 0;
 
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		struct rmem_sess *o = dev->sessions[i];
 		u64 f;
 
@@ -195,6 +200,9 @@ static int rmem_drain_room(struct rmem_dev *dev, struct rmem_sess *sess,
 			continue;
 		live++;
 		f = READ_ONCE(o->server_free);
+		/* not heard from yet (a server just added): none, with probes */
+		if (f == U64_MAX && dev->cfg.keepalive_ms)
+			continue;
 		/* a remote report: saturate, never wrap */
 		if (check_add_overflow(free, f, &free))
 			free = U64_MAX;
@@ -223,8 +231,8 @@ static int rmem_drain_room(struct rmem_dev *dev, struct rmem_sess *sess,
  * @extack: error reporting
  *
  * Return: 0 once the drain started (it goes on in the background, with
- * events), or -ENODEV, -ENOENT, -EINVAL, -EOPNOTSUPP (one server; the
- * first), -EALREADY, -EAGAIN (not live), -ENOSPC (too few servers, no
+ * events), or -ENODEV, -ENOENT, -EINVAL, -EOPNOTSUPP (one server),
+ * -EALREADY, -EAGAIN (not live), -ENOSPC (too few servers, no
  * room), -EBUSY (another server is draining) or -ENOMEM (no copy buffer
  * there).
  */
@@ -243,7 +251,7 @@ int rmem_dev_peer_del(const char *name, const struct sockaddr_storage *addr,
 		ret = -ENODEV;
 		goto out_unlock;
 	}
-	if (dev->nr_sess == 1) {
+	if (rmem_dev_nr_sess(dev) == 1) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "the device has one server: nowhere to drain it to");
 		ret = -EOPNOTSUPP;
@@ -252,12 +260,6 @@ int rmem_dev_peer_del(const char *name, const struct sockaddr_storage *addr,
 	sess = rmem_drain_find(dev, addr, any_port, attr, extack);
 	if (IS_ERR(sess)) {
 		ret = PTR_ERR(sess);
-		goto out_unlock;
-	}
-	if (sess == dev->sess) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "the device's first server cannot be drained (not yet supported)");
-		ret = -EOPNOTSUPP;
 		goto out_unlock;
 	}
 	if (READ_ONCE(sess->draining)) {

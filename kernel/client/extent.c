@@ -290,15 +290,15 @@ bool rmem_emap_lost(const struct rmem_dev *dev)
  */
 void rmem_emap_note_lost(struct rmem_dev *dev)
 {
-	unsigned int i;
+	unsigned int i, n = rmem_dev_nr_sess(dev);
 
 	if (dev->cfg.replicas == 1 || READ_ONCE(dev->lost))
 		return;
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < n; i++)
 		if (READ_ONCE(dev->sessions[i]->state) == RMEM_DEV_STATE_DEAD &&
 		    !READ_ONCE(dev->sessions[i]->removed))
 			break;
-	if (i == dev->nr_sess || !rmem_emap_lost(dev))
+	if (i == n || !rmem_emap_lost(dev))
 		return;
 	WRITE_ONCE(dev->lost, true);
 	pr_err("%s: an extent lost its last current copy: the device is dead (I/O to such extents fails)\n",
@@ -432,7 +432,7 @@ static bool rmem_emap_owner_holds(struct rmem_emap *m, struct request *rq,
 	u32 r = READ_ONCE(m->rep[e]);
 	unsigned long cur = rmem_rep_current(r);
 
-	if (dev->nr_sess == 1)
+	if (rmem_dev_nr_sess(dev) == 1)
 		return false;
 	for_each_set_bit(k, &cur, RMEM_MAX_REPLICAS)
 		if (rmem_sess_queue_live(dev->sessions[rmem_rep_sess(r, k)], qi))

@@ -130,9 +130,11 @@ bool rmem_emap_busy(struct rmem_emap *m, unsigned int e, bool writes)
 
 /*
  * Where a new extent goes: power of two choices among the live sessions
- * not in @tried nor draining whose server had room for an extent at its last report
- * (or has not reported): two picked at random, the one with more free
- * memory.  With none such, among the live ones not tried whatever they
+ * not in @tried nor draining whose server had room for an extent at its
+ * last report (or has not reported): two picked at random, the one with
+ * more free memory (with probes, one not heard from yet counts as none: a
+ * server just added takes no burst of extents before its first report).  With none
+ * such, among the live ones not tried whatever they
  * reported (a report may be stale: the server's answer decides).
  * Return: the session, or NULL if there is none.
  */
@@ -141,10 +143,11 @@ struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried)
 	struct rmem_dev *dev = m->dev;
 	struct rmem_sess *c[RMEM_MAX_PEERS], *a, *b;
 	unsigned int i, n = 0, x, y;
+	u64 fa, fb;
 	bool any_room;
 
 	for (any_room = true; ; any_room = false) {
-		for (i = 0; i < dev->nr_sess; i++) {
+		for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 			struct rmem_sess *sess = dev->sessions[i];
 
 			if (!(tried & BIT(i)) && rmem_sess_ext_ready(sess) &&
@@ -164,7 +167,14 @@ struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried)
 		y++;
 	a = c[x];
 	b = c[y];
-	return READ_ONCE(b->server_free) > READ_ONCE(a->server_free) ? b : a;
+	fa = READ_ONCE(a->server_free);
+	fb = READ_ONCE(b->server_free);
+	/* (without probes a report comes only with an allocation) */
+	if (fa == U64_MAX && dev->cfg.keepalive_ms)
+		fa = 0;
+	if (fb == U64_MAX && dev->cfg.keepalive_ms)
+		fb = 0;
+	return fb > fa ? b : a;
 }
 
 /*
@@ -177,7 +187,7 @@ static bool rmem_emap_later(struct rmem_emap *m, unsigned long tried)
 	struct rmem_dev *dev = m->dev;
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		enum rmem_dev_state st = READ_ONCE(dev->sessions[i]->state);
 
 		if ((tried & BIT(i)) || READ_ONCE(dev->sessions[i]->draining))
@@ -237,7 +247,7 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 	int ret = -ENOSPC;
 
 	while (got < dev->cfg.replicas) {
-		struct rmem_sess *sess = dev->nr_sess > 1 ?
+		struct rmem_sess *sess = rmem_dev_nr_sess(dev) > 1 ?
 					 rmem_emap_place(m, tried) :
 					 tried ? NULL : dev->sess;
 
@@ -290,7 +300,7 @@ static int rmem_emap_take(struct rmem_emap *m, unsigned int e,
 		 */
 		if (dev->cfg.replicas > 1) {
 			__set_bit(e, sess->pend_free);
-		} else if (!got && dev->nr_sess > 1) {
+		} else if (!got && rmem_dev_nr_sess(dev) > 1) {
 			m->pend_e = e;
 			m->pend_sess = sess->index;
 			return ret;
@@ -520,7 +530,7 @@ static enum rmem_dev_state rmem_emap_can(struct rmem_dev *dev)
 	bool live = false, dead = true;
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		switch (READ_ONCE(dev->sessions[i]->state)) {
 		case RMEM_DEV_STATE_DELETING:
 			return RMEM_DEV_STATE_DEAD;

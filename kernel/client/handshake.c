@@ -251,7 +251,7 @@ static int rmem_sess_prove(struct rmem_sess *sess, u32 client_qpn)
 	int ret;
 
 	tfm = rmem_mac_alloc(dev->cfg.key, sizeof(dev->cfg.key));
-	if (sess->index + 1 == dev->nr_sess)
+	if (sess->index + 1 == rmem_dev_nr_sess(dev))
 		memzero_explicit(dev->cfg.key, sizeof(dev->cfg.key));
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);

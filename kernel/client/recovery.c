@@ -50,7 +50,7 @@ static const char *rmem_sess_dead_what(struct rmem_sess *sess)
 {
 	struct rmem_dev *dev = sess->dev;
 
-	if (dev->nr_sess == 1)
+	if (rmem_dev_nr_sess(dev) == 1)
 		return "the device is dead, I/O fails";
 	if (dev->cfg.replicas == 1)
 		return "the device is dead, I/O to this server's extents fails";
@@ -82,7 +82,7 @@ static void rmem_sess_queue_barrier(struct rmem_sess *sess)
 	 */
 	mutex_lock(&dev->barrier_lock);
 	blk_mq_quiesce_queue(dev->disk->queue);
-	for (k = 0; k < dev->nr_sess; k++) {
+	for (k = 0; k < rmem_dev_nr_sess(dev); k++) {
 		for (i = 0; i < dev->nr_queues; i++) {
 			struct rmem_queue *queue = &dev->sessions[k]->queues[i];
 
@@ -407,8 +407,9 @@ static void rmem_sess_ib_resume(struct rmem_sess *sess)
  * Ends what uses @ibdev, now: every session's connection is lost
  * (reconnect, maybe over another device, or dead, by the usual rules),
  * every session's queue pairs are torn down, then the PD, DMA mappings
- * and device reference are given back, and only then may the sessions'
- * attempts go again.  Waits for reconnect attempts under way (which
+ * and device reference are given back (unless a server is being added:
+ * that add lets go of them once it fails, rmem_peer_add_drop()), and
+ * only then may the sessions' attempts go again.  Waits for reconnect attempts under way (which
  * cannot take @ibdev again: at most one more round).
  *
  * Context: rmem_devs_lock held (the ib_client remove callback).
@@ -419,11 +420,17 @@ void rmem_dev_ib_removed(struct rmem_dev *dev, struct ib_device *ibdev)
 	unsigned int noio = memalloc_noio_save();
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		rmem_sess_ib_removed(dev->sessions[i]);
-	if (dev->ibdev == ibdev)
+	/*
+	 * A peer add's session, connecting, is not the device's yet: the
+	 * removal's event ends its connect (rdma_cm's removal comes after
+	 * this callback), and the add, failing, lets go of the RDMA device
+	 * (rmem_dev_drop_removed_ib()) once its ids are gone.
+	 */
+	if (dev->ibdev == ibdev && !dev->adding)
 		rmem_dev_release_ib(dev);
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		rmem_sess_ib_resume(dev->sessions[i]);
 	memalloc_noio_restore(noio);
 }

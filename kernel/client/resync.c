@@ -174,7 +174,7 @@ static bool rmem_resync_foreground(struct rmem_dev *dev)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nr_sess * dev->nr_queues; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev) * dev->nr_queues; i++)
 		if (time_before(jiffies,
 				READ_ONCE(dev->queue_io[i].last_done) + HZ))
 			return true;
@@ -383,7 +383,7 @@ static int rmem_resync_free_pending(struct rmem_emap *m,
 	unsigned int i, e;
 	int ret;
 
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		struct rmem_sess *sess = dev->sessions[i];
 
 		if (READ_ONCE(sess->state) == RMEM_DEV_STATE_DEAD) {
@@ -423,7 +423,7 @@ static void rmem_resync_drained(struct rmem_emap *m)
 
 	if (!READ_ONCE(dev->draining))
 		return;
-	for (i = 0; i < dev->nr_sess; i++) {
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++) {
 		struct rmem_sess *sess = dev->sessions[i];
 
 		if (!READ_ONCE(sess->draining) || READ_ONCE(sess->drained) ||

@@ -21,7 +21,7 @@ static ssize_t peer_show(struct device *d, struct device_attribute *attr,
 	int len = 0;
 
 	/* its servers, space separated (not one drained and removed) */
-	for (i = 0; i < dev->nr_sess; i++)
+	for (i = 0; i < rmem_dev_nr_sess(dev); i++)
 		if (!READ_ONCE(dev->sessions[i]->removed))
 			len += sysfs_emit_at(buf, len, "%s%pISpc",
 					     len ? " " : "",
@@ -58,14 +58,15 @@ static ssize_t server_id_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
 	return sysfs_emit(buf, "%*phN\n", RMEM_ID_LEN,
-			  rmem_dev_of(d)->sess->server_id);
+			  rmem_dev_first(rmem_dev_of(d))->server_id);
 }
 static DEVICE_ATTR_RO(server_id);
 
 static ssize_t generation_show(struct device *d,
 			       struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", rmem_dev_of(d)->sess->generation);
+	return sysfs_emit(buf, "%llu\n",
+			  rmem_dev_first(rmem_dev_of(d))->generation);
 }
 static DEVICE_ATTR_RO(generation);
 
@@ -106,7 +107,7 @@ static ssize_t qp_requests_show(struct device *d,
 	for (i = 0; i < dev->nr_queues; i++) {
 		u64 n = 0;
 
-		for (k = 0; k < dev->nr_sess; k++) {
+		for (k = 0; k < rmem_dev_nr_sess(dev); k++) {
 			const struct rmem_stats *st;
 
 			st = &dev->queue_io[k * dev->nr_queues + i].stats;

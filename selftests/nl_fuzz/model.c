@@ -6,7 +6,7 @@
  * The generator mirrors the kernel's per-command policies (kernel/netlink.c)
  * and command table; a new command or attribute must be taught to it.
  */
-_Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_PEER_DEL, "new rmem command");
+_Static_assert(RMEM_CMD_MAX == RMEM_CMD_DEV_PEER_ADD, "new rmem command");
 _Static_assert(RMEM_A_MAX == RMEM_A_HOST, "new top-level attribute");
 _Static_assert(RMEM_A_SERVER_MAX == RMEM_A_SERVER_HANDSHAKES, "new server attribute");
 _Static_assert(RMEM_A_DEV_MAX == RMEM_A_DEV_RESYNC_TOTAL, "new device attribute");
@@ -173,6 +173,8 @@ const struct op ops[] = {
 	{ RMEM_CMD_DEV_STATS_RESET, "dev-stats-reset", RMEM_A_DEV, true, false,
 	  true, ROLE_KEYED },
 	{ RMEM_CMD_DEV_PEER_DEL, "dev-peer-del", RMEM_A_DEV, true, false,
+	  true, ROLE_KEYED },
+	{ RMEM_CMD_DEV_PEER_ADD, "dev-peer-add", RMEM_A_DEV, true, false,
 	  true, ROLE_KEYED },
 };
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Draining a server out of a running device ("rmemctl dev set DEV peer del
 # ADDR", lab topology "three"; Documentation/multi-server.rst, step 5):
-#  - refusals, each with its message and a non-zero exit: the first
-#    server, a server the device does not have, a device over one server,
+#  - refusals, each with its message and a non-zero exit: a server the
+#    device does not have, a device over one server,
 #    a second drain while one runs (held by fault_resync_hold), the same
 #    server again, too few servers left for the replicas, a server
 #    already drained, and (replicas 1) a drain the other servers lack
@@ -16,8 +16,16 @@
 #    while s2 (named without its port) is drained, rmemctl waiting and
 #    reporting: s2's memory back;
 #  - dev del while a drain runs (held): no hang, every server's memory
-#    back.
-# rmem-timeout: 900
+#    back;
+#  - peer add ("dev set DEV peer add ADDR"): refusals (a device over one
+#    server, a server it has, a missing device, a key for a device
+#    without one, an address with no server: the device keeps its two);
+#    s3 joins a device over s1 and s2 (replicas 2) while fio writes and
+#    verifies, then s1, the device's first server, drains, its copies
+#    going to s3 (s2 holds the others): no fio error, nothing degraded,
+#    s2 and s3 hold a copy of every extent, the device-level fields of
+#    dev show follow s2; s1, drained, is added again.
+# rmem-timeout: 1200
 source "$(dirname "$0")/../lib.sh"
 
 M=$((1 << 20))
@@ -33,7 +41,6 @@ check "a thin device of 256 MiB over the three, replicas 2, 1 MiB extents" vm -t
 	"$R dev add peer $P1 peer $P2 peer $P3 size 256M extent 1M replicas 2 > /dev/null"
 check "write $N MiB ($N extents)" vm -t 180 "$H" \
 	"head -c $((N * M)) /dev/urandom > /tmp/a && dd if=/tmp/a of=/dev/rmem0 bs=1M oflag=direct status=none"
-expect_err "the first server is refused" "first server" "$H" "$R dev set rmem0 peer del $P1"
 expect_err "a server the device does not have is refused" "no such server" "$H" \
 	"$R dev set rmem0 peer del 198.18.1.99"
 expect_err "a missing device is refused" "no such device" "$H" "$R dev set rmem9 peer del $P2"
@@ -104,6 +111,43 @@ check "resync held" vm "$H" "echo 1 > $P/fault_resync_hold"
 check "dev set rmem0 peer del s3 nowait returns at once" vm -t 30 "$H" "$R dev set rmem0 peer del $P3 nowait"
 expect_eq "dev show marks s3 draining" "False True" json "$H" "$DRAINING" dev show rmem0
 check "dev del while it drains" vm -t 120 "$H" "$R dev del rmem0 && echo 0 > $P/fault_resync_hold"
+for v in 1 2 3; do
+	vmv=S$v
+	check "s$v has all its memory back" vm -t 90 "${!vmv}" "$(used0 s$v)"
+done
+echo "# peer add: s3 joins a device over s1 and s2 while fio writes and verifies; s1 (the first server) then drains onto it"
+check "a thin device over s1 and s2, replicas 2, $N extents written" vm -t 180 "$H" \
+	"$R dev add peer $P1 peer $P2 size 256M extent 1M replicas 2 > /dev/null && dd if=/tmp/a of=/dev/rmem0 bs=1M oflag=direct status=none"
+check "a second device, over s1 alone" vm -t 60 "$H" "$R dev add peer $P1 size 8M name rmem5 > /dev/null"
+expect_err "a device over one server takes no other" "several servers" "$H" \
+	"$R dev set rmem5 peer add $P3"
+check "the second device goes" vm -t 60 "$H" "$R dev del rmem5"
+expect_err "a server the device has is refused" "has that server already" "$H" \
+	"$R dev set rmem0 peer add $P2"
+expect_err "a missing device is refused" "no such device" "$H" "$R dev set rmem9 peer add $P3"
+expect_err "a key for a device attached without one is refused" "without a key" "$H" \
+	"umask 077 && $R key gen > /tmp/k && $R dev set rmem0 peer add $P3 key-file /tmp/k"
+expect_err "an address with no server fails the add" "unreachable|refused|timed out|No route" "$H" \
+	"$R dev set rmem0 peer add 198.18.1.99"
+expect_eq "the device keeps its two servers, live" "live live" peers state
+vm "$H" "$(fio_passes --rw=randwrite --bsrange=4k-64k --iodepth=16 --size=${N}M)"
+check "fio is writing" vm -t 60 "$H" \
+	"for i in \$(seq 200); do [ \$($R -j dev show rmem0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"stats\"][\"write_bytes\"] >> 20)') -ge $((N + 2)) ] && exit 0; sleep 0.2; done; exit 1"
+check "dev set rmem0 peer add s3 while fio runs" vm -t 120 "$H" \
+	"$R dev set rmem0 peer add $P3 | tee /dev/stderr | grep -q 'added'"
+expect_eq "s3 is the device's third server, live" "live live live" peers state
+check "s1, the first server, drained while fio runs: its copies go to s3" vm -t 330 "$H" \
+	"t0=\$(date +%s); $R dev set rmem0 peer del $P1 > /tmp/drain.out 2>&1; rc=\$?; tail -n 2 /tmp/drain.out | sed 's/^/# /'; echo \"# drained in \$((\$(date +%s) - t0)) s\"; [ \$rc = 0 ] && [ ! -e /tmp/fio.rc ]"
+check "fio's passes end with no error" vm -t 300 "$H" "$(fio_passes_end $N)"
+expect_eq "nothing degraded" 0 json "$H" "j[0]['extents_degraded']" dev show rmem0
+expect_eq "s2 and s3 each hold a copy of every extent" "$N $N" peers extents_held
+expect_eq "dev show's device-level server is s2 now" "$P2" json "$H" "j[0]['peer']" dev show rmem0
+check "s1's server has its memory back" vm -t 90 "$S1" "$(used0 s1)"
+check "s1, drained, is added again" vm -t 120 "$H" "$R dev set rmem0 peer add $P1 > /dev/null"
+expect_eq "three servers again, live" "live live live" peers state
+check "what fio wrote last reads back the same twice" vm -t 120 "$H" \
+	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none of=/tmp/b && dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b"
+check "dev del" vm -t 60 "$H" "$R dev del rmem0"
 for v in 1 2 3; do
 	vmv=S$v
 	check "s$v has all its memory back" vm -t 90 "${!vmv}" "$(used0 s$v)"

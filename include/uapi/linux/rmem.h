@@ -93,6 +93,12 @@ enum rmem_dev_state {
  *	once the drain started; RMEM_A_PEER_DRAINING says it goes on, and
  *	the server leaves the device's peers when it is done; rmem 0.18.0
  *	(admin)
+ * @RMEM_CMD_DEV_PEER_ADD: add one server (the RMEM_A_DEV_PEER nest; its
+ *	port defaults as in DEV_ADD) to a running device (RMEM_A_DEV_NAME)
+ *	attached over several; with RMEM_A_DEV_KEY or RMEM_A_DEV_KEY_DESC
+ *	for a device that authenticates (else the keyring's "rmem:ADDR").
+ *	The answer comes once the server is live in the device; new
+ *	extents and resyncs may go there from then on; rmem 0.19.0 (admin)
  * @__RMEM_CMD_MAX: internal, one past the highest command
  * @RMEM_CMD_MAX: highest command
  */
@@ -113,6 +119,7 @@ enum rmem_cmd {
 	RMEM_CMD_DEV_NOSPC_NTF,
 	RMEM_CMD_DEV_RESYNC_NTF,
 	RMEM_CMD_DEV_PEER_DEL,
+	RMEM_CMD_DEV_PEER_ADD,
 
 	__RMEM_CMD_MAX,
 	RMEM_CMD_MAX = __RMEM_CMD_MAX - 1
