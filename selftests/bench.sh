@@ -465,9 +465,35 @@ bench_offpath()
 # MULTI_TRIES runs of each job, alternating; the best counts.
 MULTI_EXTENT=${MULTI_EXTENT:-4M}
 MULTI_TRIES=${MULTI_TRIES:-2}
+# multi_drain ADD DEL: on rmem0 over s1 and s2 with replicas 2, ADD (s3)
+# joins and DEL (s2) is drained onto it; 4 KiB random reads and writes
+# run while the drain's copies go (the resync's pacing, which should
+# leave foreground I/O at least half its IOPS: "rmem-2servers-r2-drain"
+# against "rmem-2servers-r2").  The drain must still be running when
+# each job ends, or the job measured idle time too: said, not recorded.
+multi_drain()
+{
+	local add=$1 del=$2 job held
+	lab_exec -t 120 "$C" "$R dev set rmem0 peer add $add > /dev/null && $R dev set rmem0 peer del $del nowait" ||
+		{ say "multi: peer add or drain failed"; return 1; }
+	for job in iops-randread iops-randwrite; do
+		BENCH_NOWORK=1 fio_record multi "rmem-2servers-r2-drain" "$C" /dev/rmem0 "$job" ||
+			return 1
+		# (a copy made whole drops the draining server's copy on a
+		# later pass: its count lags; resync_done does not)
+		held=$(json "$C" "' '.join(str(p.get('extents_held', 0)) for p in j[0]['peers'] if p.get('draining'))" dev show rmem0)
+		if [ -z "$held" ] || [ "$held" = 0 ]; then
+			say "multi: the drain ended before $job did: its figure is not a drain's"
+			sed -i '$d' "$RES"
+			return 0
+		fi
+		say "multi: $job during the drain: $held extents still on the draining server, resync $(json "$C" "str(j[0].get('resync_done')) + '/' + str(j[0].get('resync_total'))" dev show rmem0) made whole"
+	done
+}
+
 bench_multi()
 {
-	local i v p1 p2 layout job n
+	local i v p1 p2 p3 layout job n
 	local -A args
 	say "multi: booting three server VMs and a client"
 	: "${LAB_MEM_CLIENT:=1024}"
@@ -484,23 +510,30 @@ bench_multi()
 	lab_exec -t 300 "${LAB_SERVERS[0]}" "$R server add name s1 listen $p1 size $((SIZE_MB + 64))M mr-size $MULTI_EXTENT > /dev/null" &&
 		lab_exec -t 300 "${LAB_SERVERS[1]}" "$R server add name s2 listen $p2 size $((SIZE_MB + 64))M mr-size $MULTI_EXTENT > /dev/null" ||
 		return 1
+	p3=${LAB_SERVER_ADDRS[2]}:7410
+	rmem_load "${LAB_SERVERS[2]}" || return 1
+	lab_exec -t 300 "${LAB_SERVERS[2]}" "$R server add name s3 listen $p3 size $((SIZE_MB + 64))M mr-size $MULTI_EXTENT > /dev/null" ||
+		return 1
 	args=([1server]="peer $p1" [2servers]="peer $p1 peer $p2"
 	      [2servers-r2]="peer $p1 peer $p2 replicas 2")
 	for i in $(seq "$MULTI_TRIES"); do
 		for layout in 1server 2servers 2servers-r2; do
 			lab_exec -t 300 "$C" "$R dev add ${args[$layout]} size ${SIZE_MB}M extent $MULTI_EXTENT name rmem0 > /dev/null && dd if=/dev/zero of=/dev/rmem0 bs=1M count=$SIZE_MB oflag=direct status=none" ||
 				{ say "multi: $layout: attach or fill failed"; return 1; }
-			n=$(json "$C" "' '.join(str(p.get('extents_held', 0)) for p in j[0]['peers'])" dev show rmem0)
+			n=$(json "$C" "' '.join(str(p.get('extents_held', 0)) for p in j[0].get('peers', [j[0]]))" dev show rmem0)
 			say "multi: $layout: extents held per server: $n"
 			case $layout in
 			1server) set -- iops-randread bw-read ;;
 			2servers) set -- iops-randread bw-read iops-randwrite bw-write ;;
-			*) set -- iops-randwrite bw-write ;;
+			*) set -- iops-randwrite bw-write iops-randread ;;
 			esac
 			for job in "$@"; do
 				BENCH_NOWORK=1 fio_record multi "rmem-$layout" "$C" /dev/rmem0 "$job" ||
 					return 1
 			done
+			if [ "$layout" = 2servers-r2 ]; then
+				multi_drain "$p3" "$p2" || return 1
+			fi
 			lab_exec -t 120 "$C" "$R dev del rmem0" || return 1
 		done
 	done

@@ -310,7 +310,11 @@ def multi_report():
              ("iops-randwrite", "rmem-2servers-r2", "rmem-2servers",
               "replicas 2 / replicas 1 (writes)"),
              ("bw-write", "rmem-2servers-r2", "rmem-2servers",
-              "replicas 2 / replicas 1 (writes)"))
+              "replicas 2 / replicas 1 (writes)"),
+             ("iops-randread", "rmem-2servers-r2-drain", "rmem-2servers-r2",
+              "during a drain / idle (resync pacing)"),
+             ("iops-randwrite", "rmem-2servers-r2-drain", "rmem-2servers-r2",
+              "during a drain / idle (resync pacing)"))
     unit = {"iops": "IOPS", "bw_MBps": "MB/s"}
     for job, a, b, what in pairs:
         x, y = best.get((a, job)), best.get((b, job))
