@@ -15,8 +15,9 @@ guest's kernel log, find the faulting instruction:
 In 64-bit mode an integer instruction raises #GP only for a non-canonical
 address (or a segment override, a lock prefix, an alignment rule of SSE).
 So a fault on an integer instruction with no memory operand, or whose
-memory operand's address, computed from the dumped registers, is
-canonical, did not come from the guest's code: QEMU's TCG got its state
+memory operand's address, computed from the dumped registers (or from
+the faulting ip, for a %rip-relative one), is canonical, did not come
+from the guest's code: QEMU's TCG got its state
 wrong (Documentation/lab.rst, "Emulator faults").  Prints one line of
 evidence per such fault and exits 0 if there was one, else exits 1.
 """
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-TRAP = re.compile(r'traps: (\S+)\[\d+\] general protection fault ip:[0-9a-f]+ '
+TRAP = re.compile(r'traps: (\S+)\[\d+\] general protection fault ip:([0-9a-f]+) '
                   r'.* in ([^\[/ ]+)\[(?:([0-9a-f]+),)?')
 # integer instructions: #GP only from a non-canonical address
 INTEGER = re.compile(r'^(mov[bwlq]?|movz[bw][wlq]|movs[bwl][wlq]|movslq|'
@@ -77,18 +78,28 @@ def canonical(addr):
     return top in (0, (1 << 17) - 1)
 
 
-def judge(insn, regs):
-    """Why @insn cannot raise #GP with @regs, or None."""
+def judge(insn, regs, ip=None):
+    """Why @insn, at @ip, cannot raise #GP with @regs, or None."""
     mnem, ops = insn
     if not INTEGER.match(mnem) or '%fs:' in ops or '%gs:' in ops:
         return None
     mems = [o for o in re.split(r',(?![^(]*\))', ops) if '(' in o]
     if not mems:
         return f'"{mnem} {ops}" has no memory operand'
-    if len(mems) != 1 or regs is None:
+    if len(mems) != 1:
         return None
     m = MEM.match(mems[0])
-    if not m or m.group(2) == '%rip':
+    if m and m.group(2) == '%rip' and not m.group(3) and ip is not None:
+        # the next instruction's address plus the displacement: the
+        # instruction is 1 to 15 bytes long, so both ends must be canonical
+        disp = int(m.group(1) or '0', 16)
+        lo, hi = ip + 1 + disp, ip + 15 + disp
+        if not (canonical(lo & ((1 << 64) - 1)) and
+                canonical(hi & ((1 << 64) - 1))):
+            return None
+        return (f'"{mnem} {ops}" at 0x{ip:016x} addresses '
+                f'0x{lo:016x} to 0x{hi:016x}, canonical addresses')
+    if not m or m.group(2) == '%rip' or regs is None:
         return None
     addr = int(m.group(1) or '0', 16)
     for reg, scale in ((m.group(2), 1), (m.group(3), int(m.group(4) or 1))):
@@ -110,7 +121,8 @@ def main():
         m = TRAP.search(line)
         if not m:
             continue
-        comm, name, off = m.groups()
+        comm, ip, name, off = m.groups()
+        ip = int(ip, 16)
         # the dump of the same signal, if print-fatal-signals gave one
         dump = '\n'.join(lines[i + 1:i + 16])
         code = re.search(r'Code: ([0-9a-f <>]+)', dump)
@@ -125,7 +137,7 @@ def main():
                 regs = regs_of(dump)
         elif off:
             insn = from_binary(name, int(off, 16))
-        why = judge(insn, regs) if insn else None
+        why = judge(insn, regs, ip) if insn else None
         if why:
             print(f'{comm} got a general protection fault in {name}: {why}, '
                   'which cannot raise one')

@@ -44,6 +44,23 @@ dump 00007f62a988a008 > "$fx"
 check "log scan: a fault on a store to a canonical address is an emulator fault" lab_user_gp_fault "$fx"
 dump 80007f62a988a008 > "$fx"
 check_fail "log scan: one on a store to a non-canonical address is not" lab_user_gp_fault "$fx"
+# a %rip-relative compare (a 035 server's guest-init in libc, 2 December):
+# canonical whatever the instruction's length; then one whose ip sits
+# below the top of the lower half, so that its target crosses it
+ripdump() {
+	cat <<EOF
+traps: guest-init[348] general protection fault ip:$1 sp:7ffc870fe808 error:0 in libc.so.6[f89e0,7f3c97d46000+156000]
+bash: guest-init: potentially unexpected fatal signal 11.
+RIP: 0033:0x$1
+Code: 00 00 0f 1f 44 00 00 <80> 3d f1 2b 0e 00 00 74 17 b8 03 00 00 00 0f 05 48 3d 00 f0 ff ff
+RSP: 002b:00007ffc870fe808 EFLAGS: 00000206
+RAX: 00000000000000ff RBX: 0000000000000000 RCX: 0000000000000002
+EOF
+}
+ripdump 7f3c97e189e0 > "$fx"
+check "log scan: a %rip-relative compare to a canonical address is an emulator fault" lab_user_gp_fault "$fx"
+ripdump 7ffffff1d408 > "$fx"
+check_fail "log scan: one whose target crosses the top of the lower half is not" lab_user_gp_fault "$fx"
 rm -f "$fx"
 
 lab_start one || exit 1
