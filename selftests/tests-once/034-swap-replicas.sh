@@ -65,9 +65,11 @@ check "s3's session goes dead at the loss timeout, the others stay live" wait_st
 expect_eq "the device is live" live json "$H" "j[0]['state']" dev show rmem0
 echo "# after: $(vm "$H" "set -- \$($held); echo \$1 extents held, \$2 degraded, \$3 discards; tail -n 1 /proc/swaps")"
 # (a cluster goes back only once all its pages are free: the guest's
-# other processes keep a few MiB in swap, scattered)
-check "the freed swap went back: at most $((SET_MIB / 10)) extents held within 60 s" vm -t 120 "$H" \
-	"t0=\$(date +%s); while :; do set -- \$($held); [ \"\$1\" -le $((SET_MIB / 10)) ] && break; [ \$((\$(date +%s) - t0)) -ge 60 ] && break; sleep 1; done; echo \"# \$1 extents held, \$2 degraded, \$3 discards\"; [ \"\$1\" -le $((SET_MIB / 10)) ]"
+# other processes keep a few MiB in swap, scattered: 1.2 to 1.4 MiB kept
+# 11 to 14 extents, 2.9 MiB kept 51 in one run of 2 December; without
+# discards every extent the set touched, over 128, would stay)
+check "the freed swap went back: at most $((SET_MIB / 4)) extents held within 60 s" vm -t 120 "$H" \
+	"t0=\$(date +%s); while :; do set -- \$($held); [ \"\$1\" -le $((SET_MIB / 4)) ] && break; [ \$((\$(date +%s) - t0)) -ge 60 ] && break; sleep 1; done; echo \"# \$1 extents held, \$2 degraded, \$3 discards\"; [ \"\$1\" -le $((SET_MIB / 4)) ]"
 check "resync: nothing degraded within 300 s" vm -t 330 "$H" \
 	"for i in \$(seq 1500); do set -- \$($held); [ \"\$2\" = 0 ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
 check "swapoff brings every page back, dev del" vm -t 600 "$H" "swapoff /dev/rmem0 && $R dev del rmem0"
