@@ -22,7 +22,9 @@
 # connections at once for no failure (2 December); each such flap leaves
 # copies stale (writes went on to the other copy) until the resync, and
 # s3's power-off in that window lost an extent's last current copy (the
-# device, rightly, went dead).
+# device, rightly, went dead).  The servers' probes of the client flap
+# too: s3 goes once nothing is degraded (30 s at most), so that the test
+# is one failure, as the issue's acceptance asks.
 # rmem-timeout: 1200 (298 s on 2 December, alone on the slow machine;
 # four TCG VMs on two host cores: a set of 384 MiB once ran out of 900 s
 # with compiles on the host)
@@ -49,6 +51,10 @@ vm "$H" "rm -f /tmp/load.rc; ($LOAD -s 7 -p 1 $SET_MIB > /tmp/load.out 2>&1; ech
 # power s3 off once the workload swaps hard: 20000 pages out
 vm -t 300 "$H" "for i in \$(seq 600); do [ \$($PSWPOUT) -gt $((b0 + 20000)) ] && exit 0; sleep 0.5; done; exit 1" ||
 	echo "# (the workload did not reach 20000 swapped-out pages; powering off anyway)"
+# a flap before (see above) left copies stale: their resync first, for
+# 30 s at most, so that the power-off is one failure, not two
+vm -t 60 "$H" "for i in \$(seq 150); do set -- \$($held); [ \"\$2\" = 0 ] && exit 0; sleep 0.2; done; exit 1" ||
+	echo "# (extents still degraded when s3 goes: a flap's resync had not ended)"
 check "the workload is still running when s3 goes" vm "$H" "[ ! -e /tmp/load.rc ]"
 echo "# before: $(vm "$H" "set -- \$($held); echo \$1 extents held, \$2 degraded")"
 # (a flap of every connection at once, the client VM starved, leaves
