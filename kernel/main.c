@@ -65,6 +65,12 @@ module_param_named(fault_resync_hold, rmem_fault_resync_hold, bool, 0644);
 MODULE_PARM_DESC(fault_resync_hold,
 		 "Testing only: a client's resync starts no extent while this is set (looked at every 200 ms meanwhile) (default: off)");
 
+unsigned int rmem_fault_resync_delay_ms;
+module_param_named(fault_resync_delay_ms, rmem_fault_resync_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(fault_resync_delay_ms,
+		 "Testing only: a client's resync copy waits this long (at most 10 s) after each window, the window unlocked (default: 0)");
+
 unsigned int rmem_fault_wire_version;
 module_param_named(fault_wire_version, rmem_fault_wire_version, uint, 0644);
 MODULE_PARM_DESC(fault_wire_version,

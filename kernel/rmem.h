@@ -33,6 +33,7 @@ extern atomic_t rmem_fault_ext;
 extern unsigned int rmem_fault_ready_delay_ms;
 extern unsigned int rmem_fault_reconnect_delay_ms;
 extern bool rmem_fault_resync_hold;
+extern unsigned int rmem_fault_resync_delay_ms;
 extern unsigned int rmem_fault_release_delay_ms;
 extern unsigned int rmem_fault_wire_version;
 extern unsigned int rmem_keepalive_ms;

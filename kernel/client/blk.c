@@ -175,24 +175,37 @@ static void rmem_complete_batch(struct io_comp_batch *iob)
  * A write's legs have all ended: it succeeded if one replica took it and
  * the replicas that did not (a leg failed, or it skipped them at issue)
  * turned stale (while one that took it is still current); else it failed
- * (and goes again, if it may).
+ * (and goes again, if it may).  A leg to a resync's target counts for
+ * neither: if it failed, or the write failed (the target may hold what
+ * the current replicas do not), the copy may not make the target current.
  */
 static void rmem_req_settle(struct rmem_req *cmd)
 {
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct rmem_dev *dev = cmd->leg.queue->dev;
 	unsigned int i, ok = 0, bad = cmd->skipped;
-	bool hard = false;
+	bool hard = false, sync_bad = false;
+	u32 sync = 0;
 
 	for (i = 0; i < cmd->nr_legs; i++) {
 		struct rmem_leg *leg = rmem_req_leg(cmd, i);
 
-		if (leg->status) {
+		if (leg->sync) {
+			sync = leg->sync;
+			sync_bad = leg->status;
+		} else if (leg->status) {
 			bad |= BIT(leg->replica);
 			hard |= leg->hard_error;
 		} else {
 			ok |= BIT(leg->replica);
 		}
+	}
+	/* (a later copy is not this leg's business) */
+	if (sync && (sync_bad || !ok) &&
+	    sync == READ_ONCE(dev->emap->sync_gen)) {
+		atomic_inc(&dev->emap->sync_missed);
+		/* seen once the copy finds this one ended */
+		smp_mb__after_atomic();
 	}
 	if (bad && ok &&
 	    rmem_emap_stale(dev, rmem_emap_rq_extent(dev, rq), bad, ok))
@@ -731,7 +744,7 @@ static int rmem_init_request(struct blk_mq_tag_set *set, struct request *rq,
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 	unsigned int i;
 
-	for (i = 0; i < dev->cfg.replicas; i++) {
+	for (i = 0; i < rmem_dev_max_legs(dev); i++) {
 		struct rmem_leg *leg = rmem_req_leg(cmd, i);
 
 		leg->cmd = cmd;
@@ -837,10 +850,10 @@ static void rmem_blk_limits(struct rmem_dev *dev, struct queue_limits *lim)
 	 */
 }
 
-/* A request's PDU: its own, and a leg for each further replica. */
+/* A request's PDU: its own leg, and room for rmem_dev_max_legs(). */
 static unsigned int rmem_cmd_size(const struct rmem_dev *dev)
 {
-	return struct_size_t(struct rmem_req, xleg, dev->cfg.replicas - 1);
+	return struct_size_t(struct rmem_req, xleg, rmem_dev_max_legs(dev) - 1);
 }
 
 /*

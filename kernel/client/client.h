@@ -265,6 +265,16 @@ struct rmem_remote_chunk {
  * @sync_rep: its replicas when the copy started (a change stops it)
  * @sync_src: the replica copied from
  * @sync_dst: the replica copied to
+ * @sync_tgt: while the copy takes writes, the extent and @sync_dst in one
+ *	word (RMEM_SYNC_WORD(), release/acquire), else 0: writes to it then
+ *	go to its target too (rmem_emap_legs())
+ * @sync_lock: the window of it being copied (its index), where writes
+ *	wait, or RMEM_SYNC_UNLOCKED
+ * @sync_win: bytes of a window (set before @sync_tgt)
+ * @sync_missed: writes that should have reached the target and did not:
+ *	a change stops the copy from making it current
+ * @sync_gen: the copy's number, never 0 (a leg to an earlier copy's
+ *	target that fails is not counted in @sync_missed)
  * @resync_total: extents a resync run found degraded when it started
  * @resync_done: extents it made whole since
  * @resync_tenth: the tenth of @resync_total last reported (progress)
@@ -298,6 +308,11 @@ struct rmem_emap {
 	u32 sync_rep;
 	unsigned int sync_src;
 	unsigned int sync_dst;
+	unsigned long sync_tgt;
+	unsigned long sync_lock;
+	u32 sync_win;
+	atomic_t sync_missed;
+	u32 sync_gen;
 	unsigned int resync_total;
 	unsigned int resync_done;
 	unsigned int resync_tenth;
@@ -598,6 +613,19 @@ static inline unsigned int rmem_dev_nr_sess(const struct rmem_dev *dev)
 }
 
 /*
+ * Legs a request has room for: one per replica, and over several servers
+ * one more, for a write to a resync's target while its copy goes on
+ * (beside a draining replica, with replicas 1 or 2; with 3 the target
+ * takes a dead or draining one's place).
+ */
+static inline unsigned int rmem_dev_max_legs(const struct rmem_dev *dev)
+{
+	if (dev->cfg.nr_peers == 1)
+		return dev->cfg.replicas;
+	return min_t(unsigned int, dev->cfg.replicas + 1, RMEM_MAX_REPLICAS);
+}
+
+/*
  * The device's first server not drained away (@sess until it is): the
  * one dev show's device-level fields describe.
  */
@@ -689,6 +717,9 @@ struct rmem_req_ext {
  * @ended: it ended (the timeout handler leaves its server alone)
  * @replica: which of the extent's replicas it writes (a device with
  *	replicas), else 0
+ * @sync: a write's leg to the target of a resync's copy (a stale replica,
+ *	not counted towards the write's success: resync.c): that copy's
+ *	&rmem_emap.sync_gen; 0 for any other leg
  */
 struct rmem_leg {
 	struct rmem_req *cmd;
@@ -703,6 +734,7 @@ struct rmem_leg {
 	bool partial;
 	bool ended;
 	u8 replica;
+	u32 sync;
 };
 
 /**
@@ -729,7 +761,8 @@ struct rmem_xleg {
  * @hard_error: a work request failed because of the request, not the
  *	connection (flush, retries exceeded)
  * @final: its failure is final, not to be reissued (no replica left)
- * @nr_legs: legs posted: 1, or a write's replicas
+ * @nr_legs: legs posted: 1, or a write's replicas (and a resync's
+ *	target: at most rmem_dev_max_legs())
  * @pending: legs not ended yet (more than one leg)
  * @skipped: a write's current replicas it did not go to (their servers
  *	took no I/O at issue), as a mask: they turn stale when it settles
@@ -739,6 +772,9 @@ struct rmem_xleg {
  *	extent never written starts (bytes into the request)
  * @hole_len: that part's length (0: none), read as zeros, not over the
  *	wire
+ * @sync_tgt: a write to an extent whose resync copy took writes when the
+ *	map was read (rmem_emap_check()): &rmem_emap.sync_tgt then, else 0
+ * @sync_gen: &rmem_emap.sync_gen then
  * @start_ns: when ->queue_rq() first saw it (rmem_lat_now()), for the
  *	latency histograms; a reissue keeps it
  * @nr_sgl: entries of @sgl passed to ib_dma_map_sg(), 0 if none
@@ -751,8 +787,8 @@ struct rmem_xleg {
  * @isgl: inline room for the pages of a small request
  * @isge: inline room for its scatter/gather entries
  * @iwr: inline room for its work requests
- * @xleg: legs to a write's further replicas (cfg.replicas - 1 of them:
- *	blk-mq allocates them with the PDU)
+ * @xleg: legs to a write's further replicas (rmem_dev_max_legs() - 1 of
+ *	them: blk-mq allocates them with the PDU)
  */
 struct rmem_req {
 	struct rmem_leg leg;
@@ -767,6 +803,8 @@ struct rmem_req {
 	bool thin_wait;
 	u32 hole_off;
 	u32 hole_len;
+	unsigned long sync_tgt;
+	u32 sync_gen;
 	u64 start_ns;
 	int nr_sgl;
 	int nents;

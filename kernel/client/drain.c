@@ -44,7 +44,7 @@ static bool rmem_drain_busy_one(struct request *rq, void *data)
 	struct rmem_drain_busy *b = data;
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
 	unsigned int i, n = min_t(unsigned int, READ_ONCE(cmd->nr_legs),
-				  b->sess->dev->cfg.replicas);
+				  rmem_dev_max_legs(b->sess->dev));
 
 	/* on the map's list: not issued */
 	if (READ_ONCE(cmd->thin_wait))

@@ -10,7 +10,8 @@
  * giving it back, nothing sent yet) or sent (FREE went out: the entries
  * may be gone, it is never present on them again), or, over several
  * servers, syncing (the worker copies a current replica into one that is
- * not: resync.c; its writes wait).  The data path reads
+ * not: resync.c; its writes wait, but while the copy takes them, only
+ * those in the window it copies).  The data path reads
  * it without locks: the entries are written first, the state is
  * published with release semantics and read with acquire.  A discard
  * makes a present extent freeing (rmem_emap_discard()), and a write to a
@@ -59,6 +60,7 @@ int rmem_emap_alloc(struct rmem_dev *dev)
 	m->dev = dev;
 	m->pend_e = m->nr;
 	m->sync_e = m->nr;
+	m->sync_lock = RMEM_SYNC_UNLOCKED;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->waiting);
 	INIT_DELAYED_WORK(&m->work, rmem_emap_work);
@@ -453,6 +455,34 @@ static bool rmem_emap_readable(struct rmem_emap *m, unsigned int e)
 	       st == RMEM_EXTENT_SYNCING;
 }
 
+/*
+ * Whether write @rq may go to extent @e, which is syncing: the copy takes
+ * writes (to the target too), and the window it copies now, where writes
+ * wait, is not in @rq's way.  If so, its PDU keeps the copy's word and
+ * number: rmem_emap_legs() sends it to that target (the copy waits for
+ * it before it closes, and so does a new copy before it opens).
+ */
+static bool rmem_emap_sync_writable(struct rmem_emap *m, struct request *rq,
+				    unsigned int e)
+{
+	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
+	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT, lo;
+	/* pairs with the release in rmem_resync_open(): the rest first */
+	unsigned long t = smp_load_acquire(&m->sync_tgt), w;
+	u32 win;
+
+	if (!(t & 1) || t >> 3 != e)
+		return false;
+	cmd->sync_tgt = t;
+	cmd->sync_gen = READ_ONCE(m->sync_gen);
+	w = READ_ONCE(m->sync_lock);
+	if (w == RMEM_SYNC_UNLOCKED)
+		return true;
+	win = READ_ONCE(m->sync_win);
+	lo = ((u64)e << m->shift) + (u64)w * win;
+	return pos + blk_rq_bytes(rq) <= lo || pos >= lo + win;
+}
+
 /* Leg @i of @cmd goes to replica @k of @r on queue pair @qi. */
 static void rmem_emap_leg(struct rmem_dev *dev, struct rmem_req *cmd,
 			  unsigned int i, u32 r, unsigned int k,
@@ -466,6 +496,7 @@ static void rmem_emap_leg(struct rmem_dev *dev, struct rmem_req *cmd,
 	leg->hard_error = false;
 	leg->partial = false;
 	leg->ended = false;
+	leg->sync = 0;
 }
 
 /**
@@ -484,7 +515,10 @@ static void rmem_emap_leg(struct rmem_dev *dev, struct rmem_req *cmd,
  * when it settles, if another replica took it (not before: until then
  * they still hold everything written).  Nor to a draining server's
  * replica that a drain's copy left current beside more than
- * cfg.replicas others: it turns stale the same way.
+ * cfg.replicas others: it turns stale the same way.  A write to an extent
+ * whose resync copy takes writes goes to the copy's target too, as its
+ * last leg; if that server takes no I/O now, the copy is told
+ * (&rmem_emap.sync_missed).
  *
  * Return: the number of legs set; 0 if the request should go again (no
  * current replica takes I/O now, but one may later: it then waits for
@@ -494,7 +528,8 @@ int rmem_emap_legs(struct rmem_dev *dev, unsigned int qi, struct request *rq,
 		   struct rmem_req *cmd)
 {
 	struct rmem_emap *m = dev->emap;
-	unsigned int first, last, k, n = 0, best = 0, min = UINT_MAX;
+	unsigned int first, last, k, n = 0, best = 0, min = UINT_MAX, dst;
+	unsigned long t = cmd->sync_tgt;
 	unsigned long cur, live = 0;
 	u32 r;
 
@@ -557,6 +592,24 @@ int rmem_emap_legs(struct rmem_dev *dev, unsigned int qi, struct request *rq,
 		}
 		rmem_emap_leg(dev, cmd, n++, r, k, qi);
 	}
+	/*
+	 * The copy's target, as rmem_emap_check() found the copy open: a
+	 * stale replica, at the place the copy set it up (no place changes
+	 * while this request is in flight: a resync's start, a drop and a
+	 * give-back wait for it, and so does the copy's close).
+	 */
+	if (t) {
+		dst = (t >> 1) & 3;
+		if (WARN_ON_ONCE(dst >= rmem_rep_n(r) || (cur & BIT(dst)) ||
+				 n == rmem_dev_max_legs(dev)) ||
+		    !rmem_sess_queue_live(dev->sessions[rmem_rep_sess(r, dst)],
+					  qi)) {
+			atomic_inc(&m->sync_missed);
+		} else {
+			rmem_emap_leg(dev, cmd, n, r, dst, qi);
+			rmem_req_leg(cmd, n++)->sync = cmd->sync_gen;
+		}
+	}
 	cmd->nr_legs = n;
 	return n;
 }
@@ -588,6 +641,7 @@ enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
 	unsigned int e, first, last, holes = 0;
 
 	*need = m->nr;
+	((struct rmem_req *)blk_mq_rq_to_pdu(rq))->sync_tgt = 0;
 	rmem_emap_rq_range(m, rq, &first, &last);
 	for (e = first; e <= last; e++) {
 		/* pairs with the release in rmem_emap_publish() */
@@ -600,11 +654,15 @@ enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
 			st = RMEM_EXTENT_PRESENT;
 		/*
 		 * A read may read what a discard left, and a syncing extent's
-		 * current replicas (no write changes them meanwhile).
+		 * current replicas; a write goes to a syncing one's current
+		 * replicas and its target while the copy takes writes, outside
+		 * the window it copies.
 		 */
 		if (st != RMEM_EXTENT_PRESENT &&
 		    !((st == RMEM_EXTENT_FREEING || st == RMEM_EXTENT_SYNCING) &&
-		      req_op(rq) == REQ_OP_READ))
+		      req_op(rq) == REQ_OP_READ) &&
+		    !(st == RMEM_EXTENT_SYNCING && req_op(rq) == REQ_OP_WRITE &&
+		      rmem_emap_sync_writable(m, rq, e)))
 			present = false;
 		if (st != RMEM_EXTENT_UNWRITTEN) {
 			unwritten = false;

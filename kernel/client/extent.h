@@ -86,6 +86,14 @@ static inline u32 rmem_rep_del(u32 r, unsigned int k)
 	return out;
 }
 
+/*
+ * &rmem_emap.sync_tgt while a resync's copy of extent @e takes writes:
+ * they go to replica @dst too.  One word, so that a write reads the
+ * extent and the replica together.
+ */
+#define RMEM_SYNC_WORD(e, dst)	((unsigned long)(e) << 3 | (dst) << 1 | 1)
+#define RMEM_SYNC_UNLOCKED	ULONG_MAX
+
 /* An extent's state (&rmem_emap.state): extent.c says what each means. */
 enum {
 	RMEM_EXTENT_UNWRITTEN,
@@ -109,6 +117,8 @@ bool rmem_emap_rq_touches(const struct rmem_emap *m, struct request *rq,
 enum rmem_emap_verdict rmem_emap_check(struct rmem_emap *m, struct request *rq,
 				       unsigned int *need);
 bool rmem_emap_busy(struct rmem_emap *m, unsigned int e, bool writes);
+bool rmem_emap_busy_range(struct rmem_emap *m, u64 pos, u64 len);
+void rmem_emap_requeue(struct rmem_emap *m);
 struct rmem_sess *rmem_emap_place(struct rmem_emap *m, unsigned long tried);
 int rmem_emap_alloc_on(struct rmem_emap *m, unsigned int e,
 		       struct rmem_sess *sess);

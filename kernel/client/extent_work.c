@@ -78,14 +78,27 @@ static bool rmem_emap_next(struct rmem_emap *m, unsigned int *e)
 	return found;
 }
 
+/**
+ * rmem_emap_requeue() - waiting requests that need nothing more of the
+ *	worker go again
+ * @m: the map
+ */
+void rmem_emap_requeue(struct rmem_emap *m)
+{
+	rmem_emap_sweep(m, 0, BLK_STS_OK, false);
+}
+
 struct rmem_emap_busy {
-	struct rmem_emap *m;
-	unsigned int e;
+	u64 pos;
+	u64 end;
 	bool writes;
 	bool busy;
 };
 
-/* blk_mq_tagset_busy_iter(): whether a started request is on extent e. */
+/*
+ * blk_mq_tagset_busy_iter(): whether a started request is on bytes [pos,
+ * end) of the device.
+ */
 static bool rmem_emap_busy_one(struct request *rq, void *data)
 {
 	struct rmem_emap_busy *b = data;
@@ -105,8 +118,24 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
 	default:
 		return true;
 	}
-	b->busy = rmem_emap_rq_touches(b->m, rq, b->e);
+	b->busy = (blk_rq_pos(rq) << SECTOR_SHIFT) < b->end &&
+		  (blk_rq_pos(rq) << SECTOR_SHIFT) + blk_rq_bytes(rq) > b->pos;
 	return !b->busy;
+}
+
+static bool rmem_emap_busy_in(struct rmem_emap *m, struct rmem_emap_busy *b)
+{
+	/*
+	 * The giving state (the syncing one, a locked window) is seen by
+	 * every ->queue_rq() after this, or its request is seen started
+	 * here (it started before reading the map): pairs with the smp_mb()
+	 * in rmem_emap_queue_rq().
+	 */
+	smp_mb();
+	blk_mq_tagset_busy_iter(&m->dev->tag_set, rmem_emap_busy_one, b);
+	/* what those requests did before they ended is seen after this */
+	smp_mb();
+	return b->busy;
 }
 
 /*
@@ -116,16 +145,25 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
  */
 bool rmem_emap_busy(struct rmem_emap *m, unsigned int e, bool writes)
 {
-	struct rmem_emap_busy b = { .m = m, .e = e, .writes = writes };
+	struct rmem_emap_busy b = {
+		.pos = (u64)e << m->shift,
+		.end = (u64)(e + 1) << m->shift,
+		.writes = writes,
+	};
 
-	/*
-	 * The giving state is seen by every ->queue_rq() after this, or its
-	 * request is seen started here (it started before reading the map):
-	 * pairs with the smp_mb() in rmem_emap_queue_rq().
-	 */
-	smp_mb();
-	blk_mq_tagset_busy_iter(&m->dev->tag_set, rmem_emap_busy_one, &b);
-	return b.busy;
+	return rmem_emap_busy_in(m, &b);
+}
+
+/*
+ * Whether a write issued before bytes [@pos, @pos + @len) of the device
+ * were locked (a resync's window) is still in flight on them.
+ */
+bool rmem_emap_busy_range(struct rmem_emap *m, u64 pos, u64 len)
+{
+	struct rmem_emap_busy b = { .pos = pos, .end = pos + len,
+				    .writes = true };
+
+	return rmem_emap_busy_in(m, &b);
 }
 
 /*
@@ -569,8 +607,9 @@ static void rmem_emap_busy_retry(struct rmem_emap *m)
  * One extent at a time, while the device is live: first what waiting
  * requests need, then, with nothing to take, one extent to give back
  * (again shortly while requests are in flight on it: this never sleeps
- * for them).  Requests that need nothing more go again; a server without
- * room fails those that wait for the extent it refused; a dead or deleted
+ * for them; a resync's copy waits a few ms for writes in flight).
+ * Requests that need nothing more go again; a server without room fails
+ * those that wait for the extent it refused; a dead or deleted
  * device fails every one.  A broken connection (no answer, a failed work
  * request, an answer out of step) fails the session: it reconnects and
  * kicks this again, or goes dead.  A server that says it gave a slot

@@ -14,14 +14,27 @@
  * on a server that is reconnecting is waited for, not replaced.  It
  * makes the extent syncing (writes to it wait on the map's list from then
  * on; reads go on, to its current replicas), waits until no write issued
- * before is in flight on it, and copies it window by window: an RDMA READ
- * from the source into the source session's buffer, then an RDMA WRITE
- * from there to the target, each on its session's queue pair 0.  Then
- * the target is current and the extent present again; what waited goes.
- * No write is lost: none reaches the extent while it syncs, and a stale
- * replica takes no write.  A READ given up (its session lost) may still
- * land, but only in its own session's buffer, which serves no copy until
- * that session's queue pairs were drained (its next connection).
+ * before is in flight on it, and opens the copy: from then on a write to
+ * the extent goes to its current replicas and to the target (a further
+ * leg: rmem_emap_legs()).  It copies the extent window by window: it
+ * locks the window (writes to it wait on the list, the others go on),
+ * waits until no write in flight touches it (a few ms at most, then it
+ * unlocks and tries again later, and after RMEM_RESYNC_YIELDS such tries
+ * it keeps the lock while it waits), then an RDMA READ from the
+ * source into the source session's buffer, an RDMA WRITE from there to
+ * the target, each on its session's queue pair 0, and unlocks it (what
+ * waited goes again).  Then it closes the copy (writes wait again), waits
+ * for the writes in flight (as for a window), and if every one of them
+ * and of those before reached the target, the target is current and the
+ * extent present again; what waited goes.  No write is lost: one to a window not copied
+ * yet reaches the source before the window is read; one to a window
+ * copied already reaches the target itself; none goes on while its
+ * window is copied.  A write that misses the target (its leg failed, or
+ * the target's server took no I/O when it was issued) counts in
+ * &rmem_emap.sync_missed, and the copy then leaves the target stale.  A
+ * READ given up (its session lost) may still land, but only in its own
+ * session's buffer, which serves no copy until that session's queue
+ * pairs were drained (its next connection).
  *
  * The copy yields: the worker copies 16 windows or a tenth of a second at
  * most per run, then queues itself again (other devices' extent work
@@ -51,6 +64,8 @@
 
 #define RMEM_RESYNC_STRIKES	8
 #define RMEM_RESYNC_HOLD	(10 * HZ)
+/* looks in a row that found writes in flight, before they wait for them */
+#define RMEM_RESYNC_YIELDS	4
 
 /* Where a degraded extent's copy comes from and goes to. */
 struct rmem_resync_plan {
@@ -182,9 +197,51 @@ static bool rmem_resync_foreground(struct rmem_dev *dev)
 }
 
 /*
+ * The copy takes writes: they go to the target too, but for the window
+ * it copies (none locked yet).
+ */
+static void rmem_resync_open(struct rmem_emap *m)
+{
+	struct rmem_dev *dev = m->dev;
+	struct rmem_sess *s = rmem_rep_sess_of(dev, m->sync_rep, m->sync_src);
+	struct rmem_sess *t = rmem_rep_sess_of(dev, m->sync_rep, m->sync_dst);
+
+	WRITE_ONCE(m->sync_win,
+		   min3((u64)s->sync_len, s->chunk_size, t->chunk_size));
+	WRITE_ONCE(m->sync_lock, RMEM_SYNC_UNLOCKED);
+	/* writes issued before have ended: none of them counts */
+	atomic_set(&m->sync_missed, 0);
+	/* an earlier copy's legs that fail count no more */
+	WRITE_ONCE(m->sync_gen, m->sync_gen + 1 ?: 1);
+	/* pairs with the acquire in rmem_emap_sync_writable() */
+	smp_store_release(&m->sync_tgt,
+			  RMEM_SYNC_WORD(m->sync_e, m->sync_dst));
+	/* what waited for the copy to open goes */
+	rmem_emap_requeue(m);
+}
+
+/*
+ * Whether writes issued before are still in flight on bytes [@pos, @pos +
+ * @len) of the device, after 20 short sleeps (a few ms) waiting for them
+ * to end (they take microseconds, unless a server is slow to answer).
+ */
+static bool rmem_resync_busy(struct rmem_emap *m, u64 pos, u64 len)
+{
+	unsigned int i;
+
+	for (i = 0; i < 20; i++) {
+		if (!rmem_emap_busy_range(m, pos, len))
+			return false;
+		usleep_range(50, 100);
+	}
+	return true;
+}
+
+/*
  * Copy on from m->sync_pos: 16 windows, or a tenth of a second, at most.
- * Return: 0 when the extent is copied, -EINPROGRESS if there is more, or
- * the error of the connection (*@bad is its session).
+ * Return: 0 when the extent is copied, -EINPROGRESS if there is more,
+ * -EBUSY if writes are in flight on the window it locked (again shortly),
+ * or the error of the connection (*@bad is its session).
  */
 static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 {
@@ -193,7 +250,7 @@ static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 	struct rmem_sess *s = rmem_rep_sess_of(dev, r, m->sync_src);
 	struct rmem_sess *t = rmem_rep_sess_of(dev, r, m->sync_dst);
 	u64 base = (u64)m->sync_e << m->shift, size = 1ULL << m->shift;
-	u64 win = min3((u64)s->sync_len, s->chunk_size, t->chunk_size);
+	u64 win = READ_ONCE(m->sync_win);
 	unsigned long until = jiffies + HZ / 10;
 	u64 local = READ_ONCE(s->sync_dma);
 	unsigned int n;
@@ -213,6 +270,23 @@ static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 
 		if (n == 16 || time_after(jiffies, until))
 			return -EINPROGRESS;
+		/*
+		 * Writes to the window wait from here (or are seen in
+		 * flight); those in flight end first: one that reached the
+		 * source and not yet the target would be copied over.
+		 */
+		WRITE_ONCE(m->sync_lock, div64_u64(m->sync_pos, win));
+		if (rmem_resync_busy(m, pos, win)) {
+			/*
+			 * a slow server: writes go on meanwhile, unless that
+			 * went on a few times (the copy must get on)
+			 */
+			if (m->busy_tries < RMEM_RESYNC_YIELDS) {
+				WRITE_ONCE(m->sync_lock, RMEM_SYNC_UNLOCKED);
+				rmem_emap_requeue(m);
+			}
+			return -EBUSY;
+		}
 		*bad = s;
 		ret = rmem_sess_ext_copy(s, false,
 					 cs->addr + (pos & (s->chunk_size - 1)),
@@ -226,13 +300,18 @@ static int rmem_resync_copy(struct rmem_emap *m, struct rmem_sess **bad)
 		if (ret)
 			return ret;
 		m->sync_pos += win;
-		/*
-		 * Paced while the device has other work, not while requests
-		 * wait on the map (writes to this extent among them: they
-		 * wait for its whole copy); data_race: a hint, read unlocked
-		 */
-		if (data_race(!list_empty(&m->waiting)) ||
-		    !rmem_resync_foreground(dev))
+		WRITE_ONCE(m->sync_lock, RMEM_SYNC_UNLOCKED);
+		/* progress: the next wait for writes in flight starts short */
+		m->busy_tries = 0;
+		/* what waited for the window goes (data_race: a hint) */
+		if (data_race(!list_empty(&m->waiting)))
+			rmem_emap_requeue(m);
+		if (unlikely(READ_ONCE(rmem_fault_resync_delay_ms)))
+			msleep(min_t(unsigned int,
+				     READ_ONCE(rmem_fault_resync_delay_ms),
+				     10 * MSEC_PER_SEC));
+		/* paced while the device has other work */
+		if (!rmem_resync_foreground(dev))
 			continue;
 		us = min_t(u64, div_u64(ktime_get_ns() - t0, NSEC_PER_USEC),
 			   50 * USEC_PER_MSEC);
@@ -258,9 +337,35 @@ static void rmem_resync_end(struct rmem_emap *m)
 	rmem_resync_event(m);
 }
 
+/*
+ * The copy takes no more writes (they wait).  Return: 0 once every write
+ * issued while it took them has ended, each having reached the target;
+ * -EBUSY while some are in flight (again shortly: the copy takes writes
+ * again meanwhile, unless the last RMEM_RESYNC_YIELDS looks found them
+ * too); -ESTALE if one missed the target.
+ */
+static int rmem_resync_close(struct rmem_emap *m)
+{
+	WRITE_ONCE(m->sync_tgt, 0);
+	if (rmem_resync_busy(m, (u64)m->sync_e << m->shift, 1ULL << m->shift)) {
+		/* the same copy takes writes again, but not for ever */
+		if (m->busy_tries < RMEM_RESYNC_YIELDS) {
+			/* as in rmem_resync_open() */
+			smp_store_release(&m->sync_tgt,
+					  RMEM_SYNC_WORD(m->sync_e,
+							 m->sync_dst));
+			rmem_emap_requeue(m);
+		}
+		return -EBUSY;
+	}
+	return atomic_read(&m->sync_missed) ? -ESTALE : 0;
+}
+
 /* The extent resynced (or not): present again, and what waited goes. */
 static void rmem_resync_unlock(struct rmem_emap *m, unsigned int e)
 {
+	WRITE_ONCE(m->sync_tgt, 0);
+	WRITE_ONCE(m->sync_lock, RMEM_SYNC_UNLOCKED);
 	m->sync_e = m->nr;
 	/* pairs with the acquire in rmem_emap_check() */
 	smp_store_release(&m->state[e], RMEM_EXTENT_PRESENT);
@@ -302,7 +407,7 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 		}
 	}
 	/* writes issued before it turned syncing end first */
-	if (rmem_emap_busy(m, e, true))
+	if (rmem_resync_busy(m, (u64)e << m->shift, 1ULL << m->shift))
 		return -EBUSY;
 	/* their settling may have marked replicas stale: @rep after that */
 	smp_mb();
@@ -365,6 +470,7 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 	m->sync_src = p.src;
 	m->sync_dst = p.dst;
 	m->sync_pos = 0;
+	rmem_resync_open(m);
 	return 0;
 }
 
@@ -493,9 +599,10 @@ void rmem_emap_resync_stop(struct rmem_emap *m)
  * Return: 0 if it made one whole (or let one go, or skipped one whose
  * target refused) and may go on at once; -EINPROGRESS if its copy goes on
  * (queue the worker again); -EBUSY if writes issued before are still in
- * flight on the one it took (again shortly); -ENOENT if none can be made
- * whole now; -EAGAIN if it holds (again after rmem_emap_resync_hold());
- * or the error of a connection, that session failed.
+ * flight on the one it took, or on the window it copies (again shortly);
+ * -ENOENT if none can be made whole now; -EAGAIN if it holds (again after
+ * rmem_emap_resync_hold()); or the error of a connection, that session
+ * failed.
  */
 int rmem_emap_resync(struct rmem_emap *m)
 {
@@ -547,8 +654,17 @@ int rmem_emap_resync(struct rmem_emap *m)
 		return 0;
 	}
 	ret = rmem_resync_copy(m, &bad);
-	if (ret == -EINPROGRESS)
+	if (!ret)
+		ret = rmem_resync_close(m);
+	if (ret == -EINPROGRESS || ret == -EBUSY)
 		return ret;
+	/* a write missed the target: it stays stale, and is copied again */
+	if (ret == -ESTALE) {
+		pr_info_ratelimited("%s: extent %u: a write missed the copy's target; copied again\n",
+				    dev->name, e);
+		rmem_resync_unlock(m, e);
+		return rmem_resync_strike(m, 1);
+	}
 	if (!ret) {
 		u32 r = rmem_rep_set(m->sync_rep, m->sync_dst,
 				     rmem_rep_sess(m->sync_rep, m->sync_dst),
@@ -566,8 +682,10 @@ int rmem_emap_resync(struct rmem_emap *m)
 		if (hweight_long(rmem_emap_kept_live(dev, r)) >=
 		    dev->cfg.replicas)
 			r |= rmem_emap_draining(dev, r) << RMEM_REP_STALE_SHIFT;
-		/* (nothing marks a syncing extent: never fails) */
-		/* an extent made whole, not a replica copied */
+		/*
+		 * an extent made whole, not a replica copied; unless a write
+		 * the copy took marked a replica stale (the next pass then)
+		 */
 		if (cmpxchg(&m->rep[e], m->sync_rep, r) == m->sync_rep &&
 		    whole) {
 			m->sync_strikes = 0;

@@ -14,6 +14,12 @@
 #    replicas serve no read; released while fio writes and verifies every
 #    extent in passes: they are copied current (degraded drops to 0 while
 #    fio still writes; "events" says start and end), fio sees no error;
+#  - a resync's copy takes writes (rmem1, one 8 MiB extent, copied in
+#    256 KiB windows, slowed by fault_resync_delay_ms): a write to every
+#    fourth window completes while the copy goes on; writes go on until
+#    the copy ends and after; the copy is not redone (no write missed its
+#    target); the target alone (the other copy's server cut) reads back
+#    every write;
 #  - a second server powered off while fio writes and verifies 16 new
 #    extents (crc32c): fio sees no error and does not wait for its loss
 #    timeout; once it is dead, every extent still reads back (none had
@@ -85,6 +91,45 @@ check "events: the resync started and ended" vm -t 30 "$H" \
 	"for i in \$(seq 50); do grep -q 'resync idle' /tmp/mon.txt && break; sleep 0.2; done; grep -E 'resync (running 0/|idle)' /tmp/mon.txt | sed 's/^/# event: /'; grep -q 'resync running 0/' /tmp/mon.txt && grep -q 'resync idle' /tmp/mon.txt"
 check "what fio wrote last reads back the same three times" vm -t 180 "$H" \
 	"dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none of=/tmp/b && for i in 1 2 3; do dd if=/dev/rmem0 bs=1M count=$N iflag=direct status=none | cmp - /tmp/b || exit 1; done"
+
+echo "# a resync's copy takes writes: rmem1, one 8 MiB extent"
+dev1() { json "$H" "$1" dev show rmem1; }
+d1="$R -j dev show rmem1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"extents_degraded\"])'"
+check "rmem1: one 8 MiB extent over the three, replicas 2" vm -t 60 "$H" \
+	"$R dev add peer $P1 peer $P2 peer $P3 size 8M extent 8M replicas 2 loss-timeout 60s | grep -q rmem1"
+check "rmem1 written whole" vm -t 60 "$H" \
+	"head -c 8M /dev/urandom > /tmp/w && dd if=/tmp/w of=/dev/rmem1 bs=1M oflag=direct status=none"
+read -r -a held <<< "$(dev1 "' '.join(str(p['extents_held']) for p in j[0]['peers'])")"
+VMS=("$S1" "$S2" "$S3")
+X= Y=
+for i in 0 1 2; do
+	[ "${held[i]}" = 1 ] || continue
+	if [ -z "$X" ]; then X=${VMS[i]}; else Y=${VMS[i]}; fi
+done
+echo "# rmem1's extent is held by: ${held[*]} (s1 s2 s3)"
+check "its two replicas are on two servers" test -n "$X" -a -n "$Y"
+check "resync held" vm "$H" "echo 1 > $P/fault_resync_hold"
+check "one holder's link down" lab_link "$X" off
+check "rmem1 rewritten whole while it is cut: its replica there turns stale" vm -t 120 "$H" \
+	"head -c 8M /dev/urandom > /tmp/w && timeout 45 dd if=/tmp/w of=/dev/rmem1 bs=1M oflag=direct status=none"
+check "its link up" lab_link "$X" on
+check "rmem0's sessions live again" wait_states "live live live" 60
+check "rmem1's sessions live again, its extent degraded" vm -t 90 "$H" \
+	"for i in \$(seq 300); do [ \"\$($R -j dev show rmem1 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = 'live live live' ] && break; sleep 0.2; done; [ \"\$($d1)\" = 1 ]"
+check "the copy slowed: 0.5 s after each 256 KiB window (16 s for the extent at least)" vm "$H" "echo 500 > $P/fault_resync_delay_ms"
+check "resync released" vm "$H" "dmesg -C; echo 0 > $P/fault_resync_hold"
+check "once the copy runs, a write to every fourth window, last first, completes while it goes on (rmem1 still degraded after them)" vm -t 60 "$H" \
+	"cp /tmp/w /tmp/w2 && for i in \$(seq 150); do $R dev show rmem1 | grep -q 'resync running' && break; sleep 0.1; done; $R dev show rmem1 | grep -q 'resync running' || exit 1; sleep 0.5; t0=\$(date +%s%N) && for i in 7 6 5 4 3 2 1 0; do head -c 65536 /dev/urandom > /tmp/p && dd if=/tmp/p of=/dev/rmem1 bs=64k seek=\$((i * 16 + 3)) oflag=direct status=none && dd if=/tmp/p of=/tmp/w2 bs=64k seek=\$((i * 16 + 3)) conv=notrunc status=none || exit 1; done; d=\$($d1); echo \"# 8 writes in \$(((\$(date +%s%N) - t0) / 1000000)) ms, degraded after them: \$d\"; [ \"\$d\" = 1 ]"
+check "writes go on, one window after another, until the copy ends (rmem1 whole within 120 s), and 4 more after it" vm -t 150 "$H" \
+	"t0=\$(date +%s); n=0; k=0; while [ \$k -lt 4 ]; do i=\$((n % 32)); head -c 65536 /dev/urandom > /tmp/p && dd if=/tmp/p of=/dev/rmem1 bs=64k seek=\$((i * 4 + 1)) oflag=direct status=none && dd if=/tmp/p of=/tmp/w2 bs=64k seek=\$((i * 4 + 1)) conv=notrunc status=none || exit 1; n=\$((n + 1)); [ \"\$($d1)\" = 0 ] && k=\$((k + 1)); [ \$((\$(date +%s) - t0)) -lt 120 ] || exit 1; done; echo \"# \$n writes, the copy ended after \$((n - 4)) of them\""
+check "the copy was not redone: no write missed its target" vm "$H" \
+	"dmesg | grep -E 'rmem1: (resync|extent)' | sed 's/^/# /'; ! dmesg | grep -q 'missed the copy'"
+check "the other copy's link down" lab_link "$Y" off
+check "rmem1 reads back from the copy's target alone, every write made during the copy there" vm -t 120 "$H" \
+	"timeout 60 dd if=/dev/rmem1 bs=1M iflag=direct status=none | cmp - /tmp/w2"
+check "its link up" lab_link "$Y" on
+check "rmem0's sessions live again" wait_states "live live live" 60
+check "rmem1 deleted" vm -t 60 "$H" "echo 0 > $P/fault_resync_delay_ms; $R dev del rmem1"
 
 echo "# s3 is powered off while fio writes and verifies"
 # writes at 1 MiB/s: the 16 MiB take 16 s, s3 goes about 2 s in, so most
