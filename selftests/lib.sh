@@ -156,11 +156,13 @@ fio_passes_end()
 	echo "touch /tmp/fio.stop; while [ ! -e /tmp/fio.rc ]; do sleep 1; done; grep -E 'err=' /tmp/fio.out; read -r rc n < /tmp/fio.rc; echo \"# fio passes: \$n, exit status \$rc\"; [ \$rc = 0 ] && [ \$n -ge 1 ] && [ \$(grep -c 'READ: .*io=$1.0MiB' /tmp/fio.out) = \$n ] && ! grep -qE 'err= *[1-9]|verify.*(bad|fail)' /tmp/fio.out"
 }
 
-# wait_states WANT SECONDS: until the states of rmem0's servers (in $H)
-# are WANT, space separated
+# wait_states WANT SECONDS [DEV]: until the states of DEV's servers (in
+# $H; rmem0 if not given) are WANT, space separated
 wait_states()
 {
-	vm -t $(($2 + 30)) "$H" "for i in \$(seq $(($2 * 5))); do [ \"\$($R -j dev show rmem0 | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = '$1' ] && exit 0; sleep 0.2; done; $R dev show rmem0; exit 1"
+	local dev=${3:-rmem0}
+
+	vm -t $(($2 + 30)) "$H" "for i in \$(seq $(($2 * 5))); do [ \"\$($R -j dev show $dev | python3 -c 'import json, sys; print(\" \".join(p[\"state\"] for p in json.load(sys.stdin)[0][\"peers\"]))')\" = '$1' ] && exit 0; sleep 0.2; done; $R dev show $dev; exit 1"
 }
 
 # swap_log_clean VM: nothing in VM's kernel log that a swap device must

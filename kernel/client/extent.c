@@ -466,12 +466,12 @@ static bool rmem_emap_sync_writable(struct rmem_emap *m, struct request *rq,
 				    unsigned int e)
 {
 	struct rmem_req *cmd = blk_mq_rq_to_pdu(rq);
-	u64 pos = blk_rq_pos(rq) << SECTOR_SHIFT, lo;
-	/* pairs with the release in rmem_resync_open(): the rest first */
+	/* pairs with the release in rmem_resync_take_writes(): the rest first */
 	unsigned long t = smp_load_acquire(&m->sync_tgt), w;
+	u64 lo;
 	u32 win;
 
-	if (!(t & 1) || t >> 3 != e)
+	if (!rmem_sync_word_is(t, e))
 		return false;
 	cmd->sync_tgt = t;
 	cmd->sync_gen = READ_ONCE(m->sync_gen);
@@ -480,7 +480,7 @@ static bool rmem_emap_sync_writable(struct rmem_emap *m, struct request *rq,
 		return true;
 	win = READ_ONCE(m->sync_win);
 	lo = ((u64)e << m->shift) + (u64)w * win;
-	return pos + blk_rq_bytes(rq) <= lo || pos >= lo + win;
+	return !rmem_rq_overlaps(rq, lo, lo + win);
 }
 
 /* Leg @i of @cmd goes to replica @k of @r on queue pair @qi. */
@@ -599,7 +599,7 @@ int rmem_emap_legs(struct rmem_dev *dev, unsigned int qi, struct request *rq,
 	 * give-back wait for it, and so does the copy's close).
 	 */
 	if (t) {
-		dst = (t >> 1) & 3;
+		dst = rmem_sync_word_dst(t);
 		if (WARN_ON_ONCE(dst >= rmem_rep_n(r) || (cur & BIT(dst)) ||
 				 n == rmem_dev_max_legs(dev)) ||
 		    !rmem_sess_queue_live(dev->sessions[rmem_rep_sess(r, dst)],

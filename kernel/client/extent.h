@@ -94,6 +94,26 @@ static inline u32 rmem_rep_del(u32 r, unsigned int k)
 #define RMEM_SYNC_WORD(e, dst)	((unsigned long)(e) << 3 | (dst) << 1 | 1)
 #define RMEM_SYNC_UNLOCKED	ULONG_MAX
 
+/* Whether sync word @t says a copy of extent @e takes writes. */
+static inline bool rmem_sync_word_is(unsigned long t, unsigned int e)
+{
+	return (t & 1) && t >> 3 == e;
+}
+
+/* The target replica of sync word @t. */
+static inline unsigned int rmem_sync_word_dst(unsigned long t)
+{
+	return (t >> 1) & 3;
+}
+
+/* Whether @rq touches bytes [@pos, @end) of the device. */
+static inline bool rmem_rq_overlaps(struct request *rq, u64 pos, u64 end)
+{
+	u64 start = blk_rq_pos(rq) << SECTOR_SHIFT;
+
+	return start < end && start + blk_rq_bytes(rq) > pos;
+}
+
 /* An extent's state (&rmem_emap.state): extent.c says what each means. */
 enum {
 	RMEM_EXTENT_UNWRITTEN,

@@ -118,8 +118,7 @@ static bool rmem_emap_busy_one(struct request *rq, void *data)
 	default:
 		return true;
 	}
-	b->busy = (blk_rq_pos(rq) << SECTOR_SHIFT) < b->end &&
-		  (blk_rq_pos(rq) << SECTOR_SHIFT) + blk_rq_bytes(rq) > b->pos;
+	b->busy = rmem_rq_overlaps(rq, b->pos, b->end);
 	return !b->busy;
 }
 

@@ -26,10 +26,10 @@
  * waited goes again).  Then it closes the copy (writes wait again), waits
  * for the writes in flight (as for a window), and if every one of them
  * and of those before reached the target, the target is current and the
- * extent present again; what waited goes.  No write is lost: one to a window not copied
- * yet reaches the source before the window is read; one to a window
- * copied already reaches the target itself; none goes on while its
- * window is copied.  A write that misses the target (its leg failed, or
+ * extent present again; what waited goes.  No write is lost: one to a
+ * window not copied yet reaches the source before the window is read;
+ * one to a window copied already reaches the target itself; none goes on
+ * while its window is copied.  A write that misses the target (its leg failed, or
  * the target's server took no I/O when it was issued) counts in
  * &rmem_emap.sync_missed, and the copy then leaves the target stale.  A
  * READ given up (its session lost) may still land, but only in its own
@@ -196,6 +196,15 @@ static bool rmem_resync_foreground(struct rmem_dev *dev)
 	return false;
 }
 
+/* Writes to the extent go on, to the target too; what waited goes. */
+static void rmem_resync_take_writes(struct rmem_emap *m)
+{
+	/* pairs with the acquire in rmem_emap_sync_writable() */
+	smp_store_release(&m->sync_tgt,
+			  RMEM_SYNC_WORD(m->sync_e, m->sync_dst));
+	rmem_emap_requeue(m);
+}
+
 /*
  * The copy takes writes: they go to the target too, but for the window
  * it copies (none locked yet).
@@ -213,11 +222,7 @@ static void rmem_resync_open(struct rmem_emap *m)
 	atomic_set(&m->sync_missed, 0);
 	/* an earlier copy's legs that fail count no more */
 	WRITE_ONCE(m->sync_gen, m->sync_gen + 1 ?: 1);
-	/* pairs with the acquire in rmem_emap_sync_writable() */
-	smp_store_release(&m->sync_tgt,
-			  RMEM_SYNC_WORD(m->sync_e, m->sync_dst));
-	/* what waited for the copy to open goes */
-	rmem_emap_requeue(m);
+	rmem_resync_take_writes(m);
 }
 
 /*
@@ -235,6 +240,12 @@ static bool rmem_resync_busy(struct rmem_emap *m, u64 pos, u64 len)
 		usleep_range(50, 100);
 	}
 	return true;
+}
+
+/* rmem_resync_busy() on the whole of extent @e. */
+static bool rmem_resync_busy_extent(struct rmem_emap *m, unsigned int e)
+{
+	return rmem_resync_busy(m, (u64)e << m->shift, 1ULL << m->shift);
 }
 
 /*
@@ -347,15 +358,10 @@ static void rmem_resync_end(struct rmem_emap *m)
 static int rmem_resync_close(struct rmem_emap *m)
 {
 	WRITE_ONCE(m->sync_tgt, 0);
-	if (rmem_resync_busy(m, (u64)m->sync_e << m->shift, 1ULL << m->shift)) {
+	if (rmem_resync_busy_extent(m, m->sync_e)) {
 		/* the same copy takes writes again, but not for ever */
-		if (m->busy_tries < RMEM_RESYNC_YIELDS) {
-			/* as in rmem_resync_open() */
-			smp_store_release(&m->sync_tgt,
-					  RMEM_SYNC_WORD(m->sync_e,
-							 m->sync_dst));
-			rmem_emap_requeue(m);
-		}
+		if (m->busy_tries < RMEM_RESYNC_YIELDS)
+			rmem_resync_take_writes(m);
 		return -EBUSY;
 	}
 	return atomic_read(&m->sync_missed) ? -ESTALE : 0;
@@ -407,7 +413,7 @@ static int rmem_resync_start(struct rmem_emap *m, struct rmem_sess **bad)
 		}
 	}
 	/* writes issued before it turned syncing end first */
-	if (rmem_resync_busy(m, (u64)e << m->shift, 1ULL << m->shift))
+	if (rmem_resync_busy_extent(m, e))
 		return -EBUSY;
 	/* their settling may have marked replicas stale: @rep after that */
 	smp_mb();
